@@ -1,0 +1,17 @@
+#ifndef CONFINE_CLOCK_H
+#define CONFINE_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Monotonic nanoseconds. */
+static inline int64_t
+clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#endif

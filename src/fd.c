@@ -1,0 +1,154 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "src/fd.h"
+
+int
+fd_cloexec(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+int
+fd_nonblock(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+#if !defined(__linux__) || !defined(SOCK_CLOEXEC)
+static int
+cloexec_both(int fds[2])
+{
+	int rc;
+
+	if ((rc = fd_cloexec(fds[0])) != 0 || (rc = fd_cloexec(fds[1])) != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		fds[0] = fds[1] = -1;
+	}
+	return rc;
+}
+#endif
+
+int
+fd_pipe(int fds[2])
+{
+#ifdef __linux__
+	return pipe2(fds, O_CLOEXEC) == 0 ? 0 : -errno;
+#else
+	/* Not atomic: callers in threaded processes use posix_spawn anyway. */
+	if (pipe(fds) != 0)
+		return -errno;
+	return cloexec_both(fds);
+#endif
+}
+
+int
+fd_socketpair(int fds[2])
+{
+#ifdef SOCK_CLOEXEC
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+		return -errno;
+	return 0;
+#else
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+		return -errno;
+	return cloexec_both(fds);
+#endif
+}
+
+static void
+close_range_from(int lo, int hi)
+{
+#ifdef __linux__
+	if (close_range((unsigned)lo, (unsigned)hi, 0) == 0)
+		return;
+#endif
+	if (hi < 0 || hi > 65535) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		hi = max > 0 && max < 65536 ? (int)max - 1 : 65535;
+	}
+	for (; lo <= hi; lo++)
+		close(lo);
+}
+
+void
+fd_close_except(const int *keep, size_t n)
+{
+	int lo = 0, next;
+	size_t i;
+
+	/* Walk the kept descriptors in ascending order without sorting. */
+	for (;;) {
+		next = -1;
+		for (i = 0; i < n; i++)
+			if (keep[i] >= lo && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0)
+			break;
+		if (next > lo)
+			close_range_from(lo, next - 1);
+		lo = next + 1;
+	}
+	close_range_from(lo, -1);
+}
+
+int
+fd_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+fd_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void
+fd_closep(int *fd)
+{
+	int saved = errno;
+
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	errno = saved;
+}

@@ -1,0 +1,29 @@
+/* Small descriptor helpers shared by the client and the helper. */
+#ifndef CONFINE_FD_H
+#define CONFINE_FD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+int fd_cloexec(int fd);
+int fd_nonblock(int fd);
+
+/* A pipe and a unix stream socketpair, both ends close-on-exec. */
+int fd_pipe(int fds[2]);
+int fd_socketpair(int fds[2]);
+
+/*
+ * Closes every descriptor that is not in keep[0..n). Safe after fork: no
+ * allocation. keep may hold -1 entries, which are ignored.
+ */
+void fd_close_except(const int *keep, size_t n);
+
+/* Whole-buffer read and write, retried on EINTR. Return 0 or -errno;
+ * fd_read_full gives -EPIPE on end of file before len bytes. */
+int fd_read_full(int fd, void *buf, size_t len);
+int fd_write_full(int fd, const void *buf, size_t len);
+
+/* Closes *fd if it is open and sets it to -1, keeping errno. */
+void fd_closep(int *fd);
+
+#endif

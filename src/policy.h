@@ -1,0 +1,41 @@
+/*
+ * Confinement policy: one value describing what a job may change, and the
+ * Seatbelt profile compiler. Pure logic, no I/O: canonicalising the paths is
+ * the helper's job, done before a policy is built.
+ *
+ * A policy admits writes beneath one scratch root, to /dev/null and to a few
+ * named device nodes; everything else is read-only and the network is off.
+ */
+#ifndef CONFINE_POLICY_H
+#define CONFINE_POLICY_H
+
+#include <stddef.h>
+
+struct policy {
+	const char *scratch;        /* canonical absolute path */
+	const char *const *devices; /* writable device nodes, canonical */
+	size_t ndevices;
+};
+
+/* The names sandbox-exec -D binds and the profile reads with (param ...). */
+#define POLICY_SBPL_SCRATCH "CONFINE_SCRATCH"
+#define POLICY_SBPL_DEVICE "CONFINE_DEVICE_"
+
+/*
+ * Writes the Seatbelt profile for a policy with ndevices device nodes into
+ * buf. No path is ever part of the text: it depends on ndevices alone.
+ * Returns its length, or -ENOSPC.
+ */
+int policy_sbpl_profile(size_t ndevices, char *buf, size_t size);
+
+/*
+ * Builds the launcher's argv in one allocation, freed with free():
+ *   launcher -p PROFILE -D CONFINE_SCRATCH=... [-D CONFINE_DEVICE_n=...]
+ *   -- exe argv[1..]
+ * Under sandbox-exec the job's argv[0] is exe, not argv[0].
+ * Returns 0 or -ENOMEM.
+ */
+int policy_sbpl_argv(const struct policy *p, const char *launcher,
+    const char *exe, const char *const *argv, size_t argc, char ***out);
+
+#endif

@@ -1,0 +1,70 @@
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "src/spec.h"
+
+int
+spec_check_path(const char *path)
+{
+	if (path == NULL || path[0] != '/')
+		return -EINVAL;
+	if (strnlen(path, PATH_MAX) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int
+check_env(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	/* A name, then '=': execve takes anything, but nothing reads the rest. */
+	return eq == NULL || eq == entry ? -EINVAL : 0;
+}
+
+#define REFUSE(what) do { *why = (what); return -EINVAL; } while (0)
+
+int
+spec_check(const struct spec *s, const char **why)
+{
+	size_t i;
+
+	*why = NULL;
+	if (spec_check_path(s->exe) != 0)
+		REFUSE("exe must be an absolute path");
+	if (s->argc < 1 || s->argv == NULL || s->argv[s->argc] != NULL)
+		REFUSE("argv must hold at least argv[0]");
+	for (i = 0; i < s->argc; i++)
+		if (s->argv[i] == NULL)
+			REFUSE("argv has a hole");
+	if (s->envc > 0 && (s->envp == NULL || s->envp[s->envc] != NULL))
+		REFUSE("envp is not terminated");
+	for (i = 0; i < s->envc; i++)
+		if (s->envp[i] == NULL || check_env(s->envp[i]) != 0)
+			REFUSE("envp entries must be NAME=VALUE");
+	if ((unsigned)s->backend > CONFINE_BACKEND_NONE)
+		REFUSE("unknown backend");
+	if (s->scratch == NULL) {
+		if (s->backend != CONFINE_BACKEND_NONE)
+			REFUSE("a scratch root is required unless the backend is none");
+	} else if (spec_check_path(s->scratch) != 0)
+		REFUSE("scratch root must be an absolute path");
+	if (s->cwd != NULL && spec_check_path(s->cwd) != 0)
+		REFUSE("cwd must be an absolute path");
+	if (s->ndevices > SPEC_MAX_DEVICES)
+		REFUSE("too many device nodes");
+	for (i = 0; i < s->ndevices; i++)
+		if (s->devices == NULL || spec_check_path(s->devices[i]) != 0)
+			REFUSE("device nodes must be absolute paths");
+	if (s->launcher != NULL && spec_check_path(s->launcher) != 0)
+		REFUSE("launcher must be an absolute path");
+	if (s->deadline_ms < 0 || s->deadline_ms > SPEC_MAX_MS)
+		REFUSE("deadline out of range");
+	if (s->grace_ms < 0 || s->grace_ms > SPEC_MAX_MS)
+		REFUSE("grace out of range");
+	for (i = 0; i < 3; i++)
+		if (s->fd[i] < -1)
+			REFUSE("stdio fds must be -1 or a descriptor");
+	return 0;
+}

@@ -1,0 +1,187 @@
+/* The Seatbelt profile compiler and the spec checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/policy.h"
+#include "src/spec.h"
+#include "tests/testutil.h"
+
+static char *
+golden(const char *name)
+{
+	char rel[128], *path, *text;
+
+	snprintf(rel, sizeof(rel), "tests/data/%s", name);
+	path = tu_runfile(rel);
+	text = tu_slurp(path, NULL);
+	free(path);
+	assert_non_null(text);
+	return text;
+}
+
+static void
+profile_matches_the_golden_text(void **state)
+{
+	char buf[4096], *want = golden("seatbelt-0.sb");
+	int n = policy_sbpl_profile(0, buf, sizeof(buf));
+
+	assert_int_equal(n, (int)strlen(want));
+	assert_string_equal(buf, want);
+	free(want);
+	want = golden("seatbelt-2.sb");
+	n = policy_sbpl_profile(2, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(want));
+	assert_string_equal(buf, want);
+	free(want);
+}
+
+static void
+profile_keeps_the_contract_rules(void **state)
+{
+	static const char *const rules[] = {
+		"(version 1)\n", "(deny default)\n", "(allow process-exec)\n",
+		"(allow process-fork)\n", "(allow file-read*)\n",
+		"(allow sysctl-read)\n", "(allow mach-lookup)\n",
+		"(allow file-write* (subpath (param \"CONFINE_SCRATCH\")))\n",
+	};
+	char buf[4096];
+	size_t i;
+
+	assert_true(policy_sbpl_profile(0, buf, sizeof(buf)) > 0);
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		assert_non_null(strstr(buf, rules[i]));
+	/* Nothing grants the network. */
+	assert_null(strstr(buf, "network"));
+}
+
+static void
+profile_refuses_a_small_buffer(void **state)
+{
+	char buf[64];
+
+	assert_int_equal(policy_sbpl_profile(0, buf, sizeof(buf)), -ENOSPC);
+	assert_int_equal(policy_sbpl_profile(SPEC_MAX_DEVICES + 1, buf,
+	    sizeof(buf)), -ENOSPC);
+}
+
+/* A hostile scratch root travels as a parameter; the text never changes. */
+static void
+argv_carries_paths_as_parameters_only(void **state)
+{
+	static const char evil[] = "/tmp/a\"))(allow network*)(x \"\\\nb";
+	const char *devs[] = { "/dev/tty\"x", NULL };
+	struct policy p = { .scratch = evil, .devices = devs, .ndevices = 1 };
+	const char *argv[] = { "name", "one", "two", NULL };
+	char **v, want[4096];
+
+	assert_int_equal(policy_sbpl_argv(&p, "/usr/bin/sandbox-exec",
+	    "/bin/job", argv, 3, &v), 0);
+	assert_true(policy_sbpl_profile(1, want, sizeof(want)) > 0);
+	assert_string_equal(v[0], "/usr/bin/sandbox-exec");
+	assert_string_equal(v[1], "-p");
+	assert_string_equal(v[2], want);
+	assert_null(strstr(v[2], "/tmp"));
+	assert_string_equal(v[3], "-D");
+	assert_string_equal(v[4], "CONFINE_SCRATCH=/tmp/a\"))(allow network*)(x \"\\\nb");
+	assert_string_equal(v[5], "-D");
+	assert_string_equal(v[6], "CONFINE_DEVICE_0=/dev/tty\"x");
+	assert_string_equal(v[7], "--");
+	assert_string_equal(v[8], "/bin/job");
+	assert_string_equal(v[9], "one");
+	assert_string_equal(v[10], "two");
+	assert_null(v[11]);
+	free(v);
+}
+
+static void
+spec_base(struct spec *s)
+{
+	static const char *const argv[] = { "job", NULL };
+
+	memset(s, 0, sizeof(*s));
+	s->exe = "/bin/true";
+	s->argv = argv;
+	s->argc = 1;
+	s->scratch = "/tmp";
+	s->backend = CONFINE_BACKEND_LANDLOCK;
+	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+}
+
+static void
+spec_accepts_a_plain_job(void **state)
+{
+	const char *why;
+	struct spec s;
+
+	spec_base(&s);
+	assert_int_equal(spec_check(&s, &why), 0);
+	assert_null(why);
+	/* Without a scratch root only the none backend runs. */
+	s.scratch = NULL;
+	s.backend = CONFINE_BACKEND_NONE;
+	assert_int_equal(spec_check(&s, &why), 0);
+}
+
+#define REFUSED(field_change) do {                         \
+		struct spec s;                             \
+		const char *why;                           \
+		spec_base(&s);                             \
+		field_change;                              \
+		assert_int_equal(spec_check(&s, &why), -EINVAL); \
+		assert_non_null(why);                      \
+	} while (0)
+
+static void
+spec_refuses_bad_fields(void **state)
+{
+	static const char *const env_bad[] = { "NOEQUALS", NULL };
+	static const char *const env_noname[] = { "=x", NULL };
+	static const char *const argv_open[] = { "a", "b" };
+	static const char *const devs[] = { "dev/null" };
+	char longpath[PATH_MAX + 8];
+
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	REFUSED(s.exe = "bin/true");
+	REFUSED(s.exe = NULL);
+	REFUSED(s.exe = longpath);
+	REFUSED(s.scratch = "tmp");
+	REFUSED(s.scratch = "");
+	REFUSED(s.scratch = NULL);
+	REFUSED(s.cwd = "relative");
+	REFUSED((s.envp = env_bad, s.envc = 1));
+	REFUSED((s.envp = env_noname, s.envc = 1));
+	REFUSED((s.argv = argv_open, s.argc = 1));
+	REFUSED(s.argc = 0);
+	REFUSED((s.devices = devs, s.ndevices = 1));
+	REFUSED(s.ndevices = SPEC_MAX_DEVICES + 1);
+	REFUSED(s.launcher = "sandbox-exec");
+	REFUSED(s.deadline_ms = -1);
+	REFUSED(s.deadline_ms = SPEC_MAX_MS + 1);
+	REFUSED(s.grace_ms = -5);
+	REFUSED(s.backend = (enum confine_backend)7);
+	REFUSED(s.fd[1] = -2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(profile_matches_the_golden_text),
+		cmocka_unit_test(profile_keeps_the_contract_rules),
+		cmocka_unit_test(profile_refuses_a_small_buffer),
+		cmocka_unit_test(argv_carries_paths_as_parameters_only),
+		cmocka_unit_test(spec_accepts_a_plain_job),
+		cmocka_unit_test(spec_refuses_bad_fields),
+	};
+
+	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+static _Noreturn void
+die(const char *what, const char *arg)
+{
+	fprintf(stderr, "test setup: %s %s: %s\n", what, arg ? arg : "",
+	    strerror(errno));
+	abort();
+}
+
+char *
+tu_runfile(const char *rel)
+{
+	const char *root = getenv("TEST_SRCDIR"), *ws = getenv("TEST_WORKSPACE");
+	char buf[PATH_MAX], *abs;
+
+	if (root == NULL || ws == NULL)
+		die("TEST_SRCDIR/TEST_WORKSPACE unset: run under bazel test", NULL);
+	snprintf(buf, sizeof(buf), "%s/%s/%s", root, ws, rel);
+	abs = realpath(buf, NULL);
+	if (abs == NULL)
+		die("no runfile", buf);
+	return abs;
+}
+
+char *
+tu_mkdtemp(const char *prefix)
+{
+	const char *tmp = getenv("TEST_TMPDIR");
+	char buf[PATH_MAX], *abs;
+
+	snprintf(buf, sizeof(buf), "%s/%s.XXXXXX", tmp ? tmp : "/tmp", prefix);
+	if (mkdtemp(buf) == NULL)
+		die("mkdtemp", buf);
+	abs = realpath(buf, NULL);
+	if (abs == NULL)
+		die("realpath", buf);
+	return abs;
+}
+
+char *
+tu_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p == NULL)
+		die("malloc", NULL);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+bool
+tu_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static char *
+slurp_fd(int fd, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	ssize_t got;
+
+	if (buf == NULL)
+		die("malloc", NULL);
+	for (;;) {
+		if (cap - n < 2 && (buf = realloc(buf, cap *= 2)) == NULL)
+			die("realloc", NULL);
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+char *
+tu_slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	if (fd < 0)
+		return NULL;
+	s = slurp_fd(fd, len);
+	close(fd);
+	return s;
+}
+
+char *
+tu_drain(int fd)
+{
+	char *s = slurp_fd(fd, NULL);
+
+	close(fd);
+	return s;
+}
+
+int
+tu_count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+void
+tu_copy_exec(const char *from, const char *to)
+{
+	size_t len;
+	char *s = tu_slurp(from, &len);
+	int fd;
+
+	if (s == NULL)
+		die("read", from);
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0 || write(fd, s, len) != (ssize_t)len || close(fd) != 0)
+		die("write", to);
+	free(s);
+}
+
+int
+tu_closed_port(int *fd)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0)
+		die("socket", NULL);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(*fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    getsockname(*fd, (struct sockaddr *)&sin, &sl) != 0)
+		die("bind", NULL);
+	return ntohs(sin.sin_port);
+}
+
+bool
+tu_gone(pid_t pid)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (kill(pid, 0) != 0 && errno == ESRCH)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}

@@ -1,0 +1,29 @@
+/* Shared by the integration tests: runfiles, scratch roots, captured output. */
+#ifndef CONFINE_TESTUTIL_H
+#define CONFINE_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The absolute path of a file of this workspace's runfiles. */
+char *tu_runfile(const char *rel);
+/* A fresh directory under $TEST_TMPDIR (or /tmp), canonical. */
+char *tu_mkdtemp(const char *prefix);
+/* path joined with name, allocated. */
+char *tu_join(const char *dir, const char *name);
+bool tu_exists(const char *path);
+/* Whole file, NUL-terminated; *len gets its length. NULL if unreadable. */
+char *tu_slurp(const char *path, size_t *len);
+/* Reads fd to EOF, NUL-terminated, and closes it. */
+char *tu_drain(int fd);
+/* Number of entries of a directory, "." and ".." aside; -1 on error. */
+int tu_count_entries(const char *dir);
+/* Copies a file and makes it executable. */
+void tu_copy_exec(const char *from, const char *to);
+/* A loopback TCP port that refuses connections: bound, never listening. */
+int tu_closed_port(int *fd);
+/* True once kill(pid, 0) says ESRCH, polled for up to two seconds. */
+bool tu_gone(pid_t pid);
+
+#endif
