@@ -1,0 +1,39 @@
+/*
+ * The job's process between fork and exec. In this order, failing closed:
+ * default signal dispositions and an empty mask; the job's stdio in place
+ * and every other descriptor closed; cwd; confinement; exec with exactly
+ * the given environment. (The process group was made by the shepherd.)
+ * A failure is written to errfd as {step, errno}; EOF on its read end
+ * means exec happened.
+ */
+#ifndef CONFINE_CHILD_H
+#define CONFINE_CHILD_H
+
+#include "confine/confine.h"
+#include "src/policy.h"
+
+#define CHILD_ERR_LEN 8
+
+struct landlock_plan;
+struct seccomp_prog;
+
+struct child_plan {
+	const char *path;         /* what execve runs: the exe or the launcher */
+	char *const *argv;
+	char *const *envp;
+	const char *exe;          /* the job's program, checked under a launcher */
+	const char *cwd;
+	int fd[3];                /* -1: /dev/null */
+	enum confine_backend backend;  /* resolved: never AUTO */
+	const struct policy *policy;
+	const struct landlock_plan *landlock;
+	const struct seccomp_prog *seccomp;
+};
+
+_Noreturn void child_exec(const struct child_plan *p, int errfd);
+
+/* Decodes an error record; returns the step, fills *err. */
+enum confine_step child_err_decode(const unsigned char rec[CHILD_ERR_LEN],
+    int *err);
+
+#endif

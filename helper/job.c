@@ -1,0 +1,570 @@
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper/job.h"
+#include "src/clock.h"
+#include "src/fd.h"
+#include "src/policy.h"
+#ifdef __linux__
+#include "helper/landlock.h"
+#endif
+
+#define MS 1000000LL
+#define RETRY_NS (100 * MS)      /* resend SIGKILL while the exit is awaited */
+#define DRAIN_NS (5000 * MS)     /* give up proving emptiness after this */
+#define POLL_FIRST_NS (1 * MS)
+#define POLL_MAX_NS (64 * MS)
+
+static int
+real_kill(pid_t pid, int sig)
+{
+	return kill(pid, sig);
+}
+
+static pid_t
+real_wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	return wait4(pid, status, options, ru);
+}
+
+const struct job_sys job_sys_real = {
+	.kill = real_kill,
+	.wait4 = real_wait4,
+};
+
+void
+job_env_init(struct job_env *env)
+{
+	memset(env, 0, sizeof(*env));
+#ifdef __linux__
+	env->landlock_abi = landlock_abi();
+	if (seccomp_build(&env->seccomp) != 0)
+		env->seccomp.count = 0;
+#else
+	env->landlock_abi = -ENOSYS;
+#endif
+}
+
+void
+job_env_fini(struct job_env *env)
+{
+#ifdef __linux__
+	seccomp_free(&env->seccomp);
+#endif
+	(void)env;
+}
+
+/* Everything the shepherd and the child need, built before the fork. */
+struct plan {
+	struct child_plan child;
+	struct policy policy;
+#ifdef __linux__
+	struct landlock_plan landlock;
+#endif
+	char *scratch;
+	char *devices[SPEC_MAX_DEVICES];
+	size_t ndevices;
+	char **launcher_argv;
+};
+
+static char *const empty_env[] = { NULL };
+
+static void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	free(p->scratch);
+	for (i = 0; i < p->ndevices; i++)
+		free(p->devices[i]);
+	free(p->launcher_argv);
+}
+
+static enum confine_backend
+resolve(enum confine_backend b)
+{
+	if (b != CONFINE_BACKEND_AUTO)
+		return b;
+#ifdef __APPLE__
+	return CONFINE_BACKEND_SEATBELT;
+#else
+	return CONFINE_BACKEND_LANDLOCK;
+#endif
+}
+
+#define REFUSE(err, what) do { *why = (what); return (err); } while (0)
+
+static int
+canonical_dir(const char *path, char **out)
+{
+	struct stat st;
+
+	*out = realpath(path, NULL);
+	if (*out == NULL)
+		return -errno;
+	if (stat(*out, &st) != 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int
+canonical_device(const char *path, char **out)
+{
+	struct stat st;
+
+	*out = realpath(path, NULL);
+	if (*out == NULL)
+		return -errno;
+	if (stat(*out, &st) != 0)
+		return -errno;
+	return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? 0 : -EINVAL;
+}
+
+static int
+plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
+    const char **why)
+{
+	const char *launcher = s->launcher ? s->launcher : SPEC_DEFAULT_LAUNCHER;
+	struct stat st;
+	int rc;
+
+	switch (p->child.backend) {
+	case CONFINE_BACKEND_LANDLOCK:
+#ifdef __linux__
+		if (env->landlock_abi < 0)
+			REFUSE(-ENOTSUP, "Landlock is not available in this kernel");
+		if (landlock_plan(env->landlock_abi, &p->landlock) != 0)
+			REFUSE(-ENOTSUP, "the kernel's Landlock ABI is too old (6 needed)");
+		if (env->seccomp.count == 0)
+			REFUSE(-ENOTSUP, "the seccomp filter could not be built");
+		p->child.landlock = &p->landlock;
+		p->child.seccomp = &env->seccomp;
+		return 0;
+#else
+		(void)env;
+		REFUSE(-ENOTSUP, "Landlock exists only on Linux");
+#endif
+	case CONFINE_BACKEND_SEATBELT:
+		if (stat(launcher, &st) != 0 || !S_ISREG(st.st_mode))
+			REFUSE(-ENOTSUP, "the Seatbelt launcher is absent or not a regular file");
+		rc = policy_sbpl_argv(&p->policy, launcher, s->exe, s->argv,
+		    s->argc, &p->launcher_argv);
+		if (rc != 0)
+			REFUSE(rc, "no memory for the launcher's arguments");
+		p->child.path = launcher;
+		p->child.argv = p->launcher_argv;
+		return 0;
+	case CONFINE_BACKEND_NONE:
+		return 0;
+	case CONFINE_BACKEND_AUTO:
+	default:
+		REFUSE(-EINVAL, "unknown backend");
+	}
+}
+
+static int
+plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
+    const char **why)
+{
+	size_t i;
+	int rc, k;
+
+	memset(p, 0, sizeof(*p));
+	if ((rc = spec_check(s, why)) != 0)
+		return rc;
+	p->child.backend = resolve(s->backend);
+	if (s->scratch != NULL && (rc = canonical_dir(s->scratch, &p->scratch)) != 0)
+		REFUSE(rc, "the scratch root must be an existing directory");
+	for (i = 0; i < s->ndevices; i++) {
+		rc = canonical_device(s->devices[i], &p->devices[i]);
+		p->ndevices = i + 1;
+		if (rc != 0)
+			REFUSE(rc, "a writable device must be an existing device node");
+	}
+	p->policy.scratch = p->scratch;
+	p->policy.devices = (const char *const *)p->devices;
+	p->policy.ndevices = p->ndevices;
+	p->child.path = s->exe;
+	p->child.exe = s->exe;
+	p->child.argv = (char *const *)(uintptr_t)s->argv;
+	p->child.envp = s->envc > 0 ? (char *const *)(uintptr_t)s->envp :
+	    empty_env;
+	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
+	for (k = 0; k < 3; k++)
+		p->child.fd[k] = s->fd[k];
+	p->child.policy = &p->policy;
+	return plan_backend(p, s, env, why);
+}
+
+static void
+result_init(struct confine_result *r, enum confine_backend backend)
+{
+	memset(r, 0, sizeof(*r));
+	r->exit_code = -1;
+	r->backend = backend;
+}
+
+int
+job_start(struct job *j, const struct spec *s, const struct job_env *env,
+    int64_t now, const char **why)
+{
+	struct plan p;
+	int sv[2] = { -1, -1 }, rc;
+	pid_t pid;
+
+	memset(j, 0, sizeof(*j));
+	j->ctl = -1;
+	*why = NULL;
+	rc = plan_build(&p, s, env, why);
+	if (rc == 0 && (rc = fd_socketpair(sv)) != 0)
+		*why = "no socketpair for the shepherd";
+	if (rc != 0) {
+		plan_free(&p);
+		return rc;
+	}
+	j->sys = env->sys ? env->sys : &job_sys_real;
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		shepherd_main(&p.child, sv[1], j->sys);
+	}
+	rc = pid < 0 ? -errno : 0;
+	close(sv[1]);
+	result_init(&j->result, p.child.backend);
+	plan_free(&p);
+	if (rc != 0) {
+		close(sv[0]);
+		*why = "fork failed";
+		return rc;
+	}
+	(void)fd_nonblock(sv[0]);
+	j->ctl = sv[0];
+	j->shep = pid;
+	j->result.pgid = pid;
+	j->phase = JOB_STARTING;
+	settle_init(&j->settle);
+	j->grace_ns = s->grace_ms * MS;
+	j->t_deadline = s->deadline_ms > 0 ? now + s->deadline_ms * MS : INT64_MAX;
+	j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
+	return 0;
+}
+
+int
+job_fd(const struct job *j)
+{
+	return j->ctl;
+}
+
+pid_t
+job_shepherd(const struct job *j)
+{
+	return j->shep;
+}
+
+int64_t
+job_timer(const struct job *j)
+{
+	int64_t t = j->t_deadline;
+
+	if (j->phase == JOB_DONE)
+		return INT64_MAX;
+	if (j->t_grace < t)
+		t = j->t_grace;
+	if (j->t_retry < t)
+		t = j->t_retry;
+	if (j->t_poll < t)
+		t = j->t_poll;
+	return t;
+}
+
+static void
+finish(struct job *j)
+{
+	struct confine_result *r = &j->result;
+
+	if (!settle_selected(&j->settle))
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_WAIT_FAILED, ECHILD, CONFINE_STEP_NONE);
+	r->outcome = j->settle.outcome;
+	r->reason = j->settle.reason;
+	switch (r->reason) {
+	case CONFINE_REASON_EXEC:
+		r->step = j->settle.step;
+		/* FALLTHROUGH */
+	case CONFINE_REASON_WAIT_FAILED:
+	case CONFINE_REASON_KILL_AMBIGUOUS:
+		r->error = j->settle.detail;
+		break;
+	default:
+		break;
+	}
+	/* Releasing the shepherd lets the pgid go: no kill after this. */
+	fd_closep(&j->ctl);
+	j->t_deadline = j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
+	j->phase = JOB_DONE;
+	if (!(j->events & JOB_EV_REFUSED))
+		j->events |= JOB_EV_SETTLED;
+}
+
+static void
+refuse(struct job *j, int err, const char *why)
+{
+	j->refused = err;
+	j->why = why;
+	j->events |= JOB_EV_REFUSED;
+}
+
+/* Something of the group was left: kill it and watch it empty. */
+static void
+drain_start(struct job *j, int64_t now)
+{
+	(void)j->sys->kill(-j->shep, SIGKILL);
+	j->phase = JOB_DRAINING;
+	j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
+	j->poll_step = POLL_FIRST_NS;
+	j->t_poll = now + j->poll_step;
+	j->t_drain_end = now + DRAIN_NS;
+}
+
+static void
+drain_poll(struct job *j, int64_t now)
+{
+	if (j->sys->kill(-j->shep, 0) != 0 && errno == ESRCH) {
+		j->result.proof = CONFINE_PROOF_PGID;
+		finish(j);
+		return;
+	}
+	if (now >= j->t_drain_end) {
+		finish(j);  /* proof stays NONE: we could not show it empty */
+		return;
+	}
+	(void)j->sys->kill(-j->shep, SIGKILL);
+	if (j->poll_step < POLL_MAX_NS)
+		j->poll_step *= 2;
+	j->t_poll = now + j->poll_step;
+}
+
+/*
+ * The job's own exit is decided: prove the group empty. Only ESRCH proves
+ * it; anything else leaves the job Uncertain and the group is killed.
+ */
+static void
+prove(struct job *j, int64_t now)
+{
+	if (j->sys->kill(-j->shep, 0) == 0) {
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
+	} else if (errno == ESRCH) {
+		j->result.proof = CONFINE_PROOF_PGID;
+		finish(j);
+		return;
+	} else {
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_KILL_AMBIGUOUS, errno, CONFINE_STEP_NONE);
+	}
+	drain_start(j, now);
+}
+
+static void
+on_exited(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	struct confine_result *res = &j->result;
+
+	res->wall_us = r->wall_us;
+	res->user_us = r->user_us;
+	res->sys_us = r->sys_us;
+	res->max_rss_kib = r->max_rss_kib;
+	if (WIFEXITED(r->status))
+		res->exit_code = WEXITSTATUS(r->status);
+	else if (WIFSIGNALED(r->status))
+		res->signal = WTERMSIG(r->status);
+	settle_select_status(&j->settle, r->status);
+	prove(j, now);
+}
+
+static void
+on_record(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	switch (r->type) {
+	case SHEP_EXEC_OK:
+	case SHEP_EXEC_FAILED:
+		if (j->phase != JOB_STARTING)
+			break;
+		j->result.pid = r->pid;
+		j->phase = JOB_RUNNING;
+		if (r->type == SHEP_EXEC_OK) {
+			j->events |= JOB_EV_STARTED;
+		} else if (r->step == CONFINE_STEP_CONFINE) {
+			/* Never run unconfined: the request is refused. */
+			refuse(j, -ENOTSUP, "the confinement could not be applied");
+			j->result.error = r->err;
+		} else {
+			j->events |= JOB_EV_STARTED;
+			settle_select(&j->settle, CONFINE_FAILED,
+			    CONFINE_REASON_EXEC, r->err, r->step);
+		}
+		break;
+	case SHEP_EXITED:
+		if (j->phase == JOB_RUNNING)
+			on_exited(j, r, now);
+		break;
+	case SHEP_WAIT_FAILED:
+		if (j->phase != JOB_RUNNING)
+			break;
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_WAIT_FAILED, r->err, CONFINE_STEP_NONE);
+		drain_start(j, now);
+		break;
+	case SHEP_SETUP_FAILED:
+		if (j->phase == JOB_STARTING) {
+			refuse(j, -r->err, "the shepherd could not start the job");
+			finish(j);
+		}
+		break;
+	}
+}
+
+void
+job_input(struct job *j, int64_t now)
+{
+	struct shep_rec r;
+	ssize_t n;
+
+	while (j->ctl >= 0) {
+		n = read(j->ctl, j->rbuf + j->rlen, sizeof(j->rbuf) - j->rlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			job_shepherd_lost(j, now);
+			return;
+		}
+		j->rlen += (size_t)n;
+		if (j->rlen < sizeof(j->rbuf))
+			continue;
+		j->rlen = 0;
+		if (shep_rec_decode(j->rbuf, &r) == 0)
+			on_record(j, &r, now);
+	}
+}
+
+void
+job_shepherd_lost(struct job *j, int64_t now)
+{
+	(void)now;
+	if (j->phase == JOB_DONE)
+		return;
+	/* Still safe: its zombie holds the pgid until we reap it. */
+	(void)j->sys->kill(-j->shep, SIGKILL);
+	if (j->phase == JOB_STARTING)
+		refuse(j, -ECHILD, "the shepherd died before the job started");
+	else
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_HELPER_LOST, 0, CONFINE_STEP_NONE);
+	finish(j);
+}
+
+/* The deadline or a cancel: Cancelled once a kill reached the group. */
+static void
+stop(struct job *j, enum confine_reason why, int64_t now)
+{
+	int sig = j->grace_ns > 0 ? SIGTERM : SIGKILL;
+
+	j->stopping = true;
+	j->t_deadline = INT64_MAX;
+	if (j->sys->kill(-j->shep, sig) == 0)
+		settle_select(&j->settle, CONFINE_CANCELLED, why, 0,
+		    CONFINE_STEP_NONE);
+	else if (errno != ESRCH)
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_KILL_AMBIGUOUS, errno, CONFINE_STEP_NONE);
+	/* ESRCH: it ended by itself and its exit report is on the way. */
+	if (sig == SIGTERM)
+		j->t_grace = now + j->grace_ns;
+	else
+		j->t_retry = now + RETRY_NS;
+}
+
+void
+job_cancel(struct job *j, int64_t now)
+{
+	if (j->stopping || j->phase == JOB_DRAINING || j->phase == JOB_DONE)
+		return;
+	stop(j, CONFINE_REASON_CANCELLED, now);
+}
+
+void
+job_tick(struct job *j, int64_t now)
+{
+	if (j->phase == JOB_DONE)
+		return;
+	if (now >= j->t_poll) {
+		drain_poll(j, now);
+		return;
+	}
+	if (now >= j->t_deadline)
+		stop(j, CONFINE_REASON_DEADLINE, now);
+	if (now >= j->t_grace || now >= j->t_retry) {
+		j->t_grace = INT64_MAX;
+		if (j->sys->kill(-j->shep, SIGKILL) != 0 && errno != ESRCH)
+			settle_select(&j->settle, CONFINE_UNCERTAIN,
+			    CONFINE_REASON_KILL_AMBIGUOUS, errno,
+			    CONFINE_STEP_NONE);
+		j->t_retry = now + RETRY_NS;
+	}
+}
+
+static int
+poll_timeout(int64_t t, int64_t now)
+{
+	int64_t ms;
+
+	if (t == INT64_MAX)
+		return -1;
+	if (t <= now)
+		return 0;
+	ms = (t - now + MS - 1) / MS;  /* round up: never wake early */
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+int
+job_run(const struct spec *s, const struct job_env *env,
+    struct confine_result *r, const char **why)
+{
+	struct pollfd pfd;
+	struct job j;
+	int64_t now;
+	int rc, n;
+
+	rc = job_start(&j, s, env, clock_ns(), why);
+	if (rc != 0)
+		return rc;
+	while (j.phase != JOB_DONE) {
+		now = clock_ns();
+		pfd.fd = j.ctl;
+		pfd.events = POLLIN;
+		n = poll(&pfd, 1, poll_timeout(job_timer(&j), now));
+		now = clock_ns();
+		if (n > 0)
+			job_input(&j, now);
+		if (job_timer(&j) <= now)
+			job_tick(&j, now);
+	}
+	while (waitpid(j.shep, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (j.events & JOB_EV_REFUSED) {
+		*why = j.why;
+		return j.refused;
+	}
+	*r = j.result;
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * One job as the helper sees it: a small state machine driven by its
+ * shepherd's reports and by timers, and a blocking driver for callers that
+ * run one job at a time (tests, the demo). The helper's event loop drives
+ * many at once through the same calls.
+ *
+ *   job_start -> [job_input | job_tick | job_cancel]* -> phase JOB_DONE
+ *   -> reap the shepherd (job_shepherd()) -> done
+ *
+ * Events tell the driver what to send: JOB_EV_STARTED (the job exec'd or
+ * failed before exec: pid and pgid are known), JOB_EV_REFUSED (no job will
+ * run: refused holds -errno), JOB_EV_SETTLED (result is final). The driver
+ * clears them.
+ */
+#ifndef CONFINE_JOB_H
+#define CONFINE_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "confine/confine.h"
+#include "helper/shepherd.h"
+#include "helper/sys.h"
+#include "src/settle.h"
+#include "src/spec.h"
+#ifdef __linux__
+#include "helper/seccomp.h"
+#endif
+
+/* What the helper learned about the machine once, at start. */
+struct job_env {
+	int landlock_abi;                /* < 0: no Landlock (-errno) */
+#ifdef __linux__
+	struct seccomp_prog seccomp;     /* count 0: could not be built */
+#endif
+	const struct job_sys *sys;       /* NULL: the real calls */
+};
+
+/* Probes the machine. Never fails: a missing feature refuses jobs later. */
+void job_env_init(struct job_env *env);
+void job_env_fini(struct job_env *env);
+
+enum job_phase {
+	JOB_STARTING = 1,  /* forked, waiting for the exec result */
+	JOB_RUNNING,       /* exec'd, waiting for its exit */
+	JOB_DRAINING,      /* exit decided; killing what is left of the group */
+	JOB_DONE,          /* settled or refused; shepherd released */
+};
+
+#define JOB_EV_STARTED 1u
+#define JOB_EV_REFUSED 2u
+#define JOB_EV_SETTLED 4u
+
+struct job {
+	enum job_phase phase;
+	unsigned events;
+	int refused;                   /* -errno with JOB_EV_REFUSED */
+	const char *why;               /* what was refused, in words */
+	struct confine_result result;  /* final with JOB_EV_SETTLED */
+
+	/* Private to job.c. */
+	const struct job_sys *sys;
+	pid_t shep;                    /* the shepherd, whose pid is the pgid */
+	int ctl;
+	struct settle settle;
+	int64_t grace_ns;
+	int64_t t_deadline;            /* INT64_MAX: none */
+	int64_t t_grace;               /* SIGKILL after SIGTERM */
+	int64_t t_retry;               /* resend SIGKILL until the exit arrives */
+	int64_t t_poll;                /* next emptiness check while draining */
+	int64_t poll_step;
+	int64_t t_drain_end;
+	bool stopping;                 /* a deadline or cancel fired */
+	unsigned char rbuf[SHEP_REC_LEN];
+	size_t rlen;
+};
+
+/*
+ * Checks and prepares the spec (canonical paths, backend, launcher), then
+ * forks the shepherd. Nothing is spawned or written when it refuses:
+ * -EINVAL (with *why), -ENOTSUP (confinement cannot be applied exactly),
+ * -ENOENT/-ENOTDIR (scratch root), or the fork's errno.
+ */
+int job_start(struct job *j, const struct spec *s, const struct job_env *env,
+    int64_t now, const char **why);
+
+/* The shepherd's socket, to poll for input; -1 once released. */
+int job_fd(const struct job *j);
+/* The shepherd's pid, to reap once the job is JOB_DONE. */
+pid_t job_shepherd(const struct job *j);
+
+void job_input(struct job *j, int64_t now);
+/* The next timer (monotonic ns), INT64_MAX for none. */
+int64_t job_timer(const struct job *j);
+void job_tick(struct job *j, int64_t now);
+/* Cancels a job not yet settled; a settled one is left as it is. */
+void job_cancel(struct job *j, int64_t now);
+/* The shepherd exited before the job was done: what it knew is lost. */
+void job_shepherd_lost(struct job *j, int64_t now);
+
+/*
+ * Runs one job to its settlement, blocking. For single-threaded callers
+ * only: it forks. Returns 0 with *r filled, or a refusal as job_start.
+ */
+int job_run(const struct spec *s, const struct job_env *env,
+    struct confine_result *r, const char **why);
+
+#endif

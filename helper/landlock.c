@@ -1,0 +1,105 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "helper/landlock.h"
+#include "helper/landlock_uapi.h"
+
+#define FS_WRITE_V1 (LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | \
+	LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | \
+	LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM)
+/* Rights that make sense on a file rather than a directory. */
+#define FS_FILE_ALL (LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+int
+landlock_abi(void)
+{
+	long abi = syscall(LL_NR_CREATE_RULESET, NULL, 0,
+	    LL_CREATE_RULESET_VERSION);
+
+	return abi < 0 ? -errno : (int)abi;
+}
+
+int
+landlock_plan(int abi, struct landlock_plan *plan)
+{
+	if (abi < 1)
+		return -ENOTSUP;
+	plan->abi = abi;
+	plan->fs_handled = FS_WRITE_V1 | LL_FS_REFER | LL_FS_TRUNCATE |
+	    LL_FS_IOCTL_DEV;
+	plan->net_handled = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	plan->scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+	/* Newer ABIs only add rights: drop what an older one lacks. */
+	switch (abi) {
+	case 1:
+		plan->fs_handled &= ~LL_FS_REFER;
+		/* FALLTHROUGH */
+	case 2:
+		plan->fs_handled &= ~LL_FS_TRUNCATE;
+		/* FALLTHROUGH */
+	case 3:
+		plan->net_handled = 0;
+		/* FALLTHROUGH */
+	case 4:
+		plan->fs_handled &= ~LL_FS_IOCTL_DEV;
+		/* FALLTHROUGH */
+	case 5:
+		plan->scoped = 0;
+		/* FALLTHROUGH */
+	case 6:
+	case 7:
+	default:
+		/* ABI 7 adds logging flags only; later ABIs are handled as 7. */
+		break;
+	}
+	plan->fs_file = plan->fs_handled & FS_FILE_ALL;
+	/* Without all of them the policy cannot be applied exactly. */
+	return abi < LANDLOCK_MIN_ABI ? -ENOTSUP : 0;
+}
+
+static int
+add_path(int ruleset, const char *path, uint64_t access)
+{
+	struct ll_path_beneath_attr attr;
+	int fd, rc = 0;
+
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	attr.allowed_access = access;
+	attr.parent_fd = fd;
+	if (syscall(LL_NR_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int
+landlock_apply(const struct landlock_plan *plan, const struct policy *p)
+{
+	struct ll_ruleset_attr attr = {
+		.handled_access_fs = plan->fs_handled,
+		.handled_access_net = plan->net_handled,
+		.scoped = plan->scoped,
+	};
+	size_t i;
+	int ruleset, rc;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -errno;
+	ruleset = (int)syscall(LL_NR_CREATE_RULESET, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		return -errno;
+	rc = add_path(ruleset, p->scratch, plan->fs_handled);
+	if (rc == 0)
+		rc = add_path(ruleset, "/dev/null", plan->fs_file);
+	for (i = 0; rc == 0 && i < p->ndevices; i++)
+		rc = add_path(ruleset, p->devices[i], plan->fs_file);
+	if (rc == 0 && syscall(LL_NR_RESTRICT_SELF, ruleset, 0) != 0)
+		rc = -errno;
+	close(ruleset);
+	return rc;
+}

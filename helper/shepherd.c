@@ -1,0 +1,289 @@
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/endian.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "helper/shepherd.h"
+#include "src/clock.h"
+#include "src/fd.h"
+
+void
+shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
+{
+	memset(buf, 0, SHEP_REC_LEN);
+	be32enc(buf, (uint32_t)r->type);
+	be32enc(buf + 4, (uint32_t)r->pid);
+	be32enc(buf + 8, (uint32_t)r->status);
+	be32enc(buf + 12, (uint32_t)r->err);
+	be32enc(buf + 16, (uint32_t)r->step);
+	be64enc(buf + 24, (uint64_t)r->wall_us);
+	be64enc(buf + 32, (uint64_t)r->user_us);
+	be64enc(buf + 40, (uint64_t)r->sys_us);
+	be64enc(buf + 48, (uint64_t)r->max_rss_kib);
+}
+
+int
+shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
+{
+	uint32_t step;
+
+	r->type = (enum shep_type)be32dec(buf);
+	r->pid = (pid_t)be32dec(buf + 4);
+	r->status = (int)be32dec(buf + 8);
+	r->err = (int)be32dec(buf + 12);
+	step = be32dec(buf + 16);
+	r->step = step <= CONFINE_STEP_EXEC ? (enum confine_step)step :
+	    CONFINE_STEP_EXEC;
+	r->wall_us = (int64_t)be64dec(buf + 24);
+	r->user_us = (int64_t)be64dec(buf + 32);
+	r->sys_us = (int64_t)be64dec(buf + 40);
+	r->max_rss_kib = (int64_t)be64dec(buf + 48);
+	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_SETUP_FAILED ? 0 :
+	    -EBADMSG;
+}
+
+static int sigchld_fd = -1;
+
+static void
+on_sigchld(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (write(sigchld_fd, "", 1) < 0) {
+		/* Full pipe: a wake-up is already pending. */
+	}
+	errno = saved;
+}
+
+struct shep {
+	int ctl;
+	int errp;          /* read end of the job's exec-error pipe, or -1 */
+	int sigp[2];
+	pid_t group;       /* our pid: the job's pgid */
+	pid_t job;
+	bool reaped;
+	int64_t t_fork;
+	const struct job_sys *sys;
+};
+
+static void
+report(struct shep *s, const struct shep_rec *r)
+{
+	unsigned char buf[SHEP_REC_LEN];
+
+	shep_rec_encode(r, buf);
+	/* The helper gone: EOF on ctl tells us soon enough. */
+	(void)fd_write_full(s->ctl, buf, sizeof(buf));
+}
+
+static _Noreturn void
+setup_failed(struct shep *s, int err)
+{
+	struct shep_rec r = { .type = SHEP_SETUP_FAILED, .err = err };
+
+	report(s, &r);
+	_exit(0);
+}
+
+/* The exec-error pipe: a record means a step failed, EOF means exec. */
+static void
+read_exec_result(struct shep *s)
+{
+	unsigned char rec[CHILD_ERR_LEN];
+	struct shep_rec r = { .type = SHEP_EXEC_OK, .pid = s->job };
+	ssize_t n;
+
+	do
+		n = read(s->errp, rec, sizeof(rec));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(rec)) {
+		r.type = SHEP_EXEC_FAILED;
+		r.step = child_err_decode(rec, &r.err);
+	}
+	fd_closep(&s->errp);
+	report(s, &r);
+}
+
+static int64_t
+tv_us(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
+}
+
+static void
+reap_job(struct shep *s)
+{
+	struct shep_rec r = { .type = SHEP_EXITED, .pid = s->job };
+	struct rusage ru;
+	pid_t got;
+	int status;
+
+	/* The job is dead, so its exec result is ready and must come first. */
+	if (s->errp >= 0)
+		read_exec_result(s);
+	memset(&ru, 0, sizeof(ru));
+	do
+		got = s->sys->wait4(s->job, &status, 0, &ru);
+	while (got < 0 && errno == EINTR);
+	if (got != s->job) {
+		r.type = SHEP_WAIT_FAILED;
+		r.err = got < 0 ? errno : ECHILD;
+		/* Reap it anyway, or it would be reported to us for ever. */
+		while (waitpid(s->job, &status, 0) < 0 && errno == EINTR)
+			;
+	} else {
+		r.status = status;
+		r.wall_us = (clock_ns() - s->t_fork) / 1000;
+		r.user_us = tv_us(&ru.ru_utime);
+		r.sys_us = tv_us(&ru.ru_stime);
+#ifdef __APPLE__
+		r.max_rss_kib = ru.ru_maxrss / 1024;  /* bytes there */
+#else
+		r.max_rss_kib = ru.ru_maxrss;
+#endif
+	}
+	s->reaped = true;
+	report(s, &r);
+}
+
+/* Reap whatever has exited: the job, and orphans that came back to us. */
+static void
+reap(struct shep *s)
+{
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+			if (errno == EINTR)
+				continue;
+			return;  /* ECHILD: no children at all */
+		}
+		if (si.si_pid == 0)
+			return;
+		if (si.si_pid == s->job && !s->reaped)
+			reap_job(s);
+		else
+			while (waitpid(si.si_pid, NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+}
+
+static void
+drain(int fd)
+{
+	char buf[64];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static void
+set_signals(sigset_t *chld)
+{
+	struct sigaction sa;
+	int sig;
+
+	sigemptyset(chld);
+	sigaddset(chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, chld, NULL);
+	/* The helper's handlers refer to its state: none of them apply here. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGCHLD)
+			(void)sigaction(sig, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+void
+shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
+{
+	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys };
+	int keep[4] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2] };
+	int errp[2], rc, i;
+	pid_t home = getpgrp();
+	struct pollfd pfd[3];
+	sigset_t chld;
+	nfds_t n;
+
+	set_signals(&chld);
+	fd_close_except(keep, 4);
+	s.group = getpid();
+	if (setpgid(0, 0) != 0)
+		setup_failed(&s, errno);
+#ifdef __linux__
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		setup_failed(&s, errno);
+#endif
+	if ((rc = fd_pipe(s.sigp)) != 0 || (rc = fd_nonblock(s.sigp[0])) != 0 ||
+	    (rc = fd_nonblock(s.sigp[1])) != 0 || (rc = fd_pipe(errp)) != 0)
+		setup_failed(&s, -rc);
+	sigchld_fd = s.sigp[1];
+	s.t_fork = clock_ns();
+	s.job = fork();
+	if (s.job < 0)
+		setup_failed(&s, errno);
+	if (s.job == 0) {
+		close(errp[0]);
+		child_exec(plan, errp[1]);
+	}
+	close(errp[1]);
+	s.errp = errp[0];
+	for (i = 0; i < 3; i++)
+		if (plan->fd[i] >= 0 && plan->fd[i] != ctl)
+			close(plan->fd[i]);
+	/* Leave the group: its id stays ours, its members are the job's. */
+	if (setpgid(0, home) != 0) {
+		rc = errno;
+		kill(-s.group, SIGKILL);
+		while (waitpid(s.job, NULL, 0) < 0 && errno == EINTR)
+			;
+		setup_failed(&s, rc);
+	}
+	sigprocmask(SIG_UNBLOCK, &chld, NULL);
+
+	for (;;) {
+		n = 0;
+		pfd[n].fd = s.ctl;
+		pfd[n++].events = POLLIN;
+		pfd[n].fd = s.sigp[0];
+		pfd[n++].events = POLLIN;
+		if (s.errp >= 0) {
+			pfd[n].fd = s.errp;
+			pfd[n++].events = POLLIN;
+		}
+		if (poll(pfd, n, -1) < 0)
+			continue;  /* EINTR: the self-pipe has the news */
+		if (n > 2 && pfd[2].revents != 0)
+			read_exec_result(&s);
+		if (pfd[1].revents != 0) {
+			drain(s.sigp[0]);
+			reap(&s);
+		}
+		/* The helper writes nothing: readable means closed or gone. */
+		if (pfd[0].revents != 0)
+			break;
+	}
+	if (!s.reaped) {
+		/* Released early or the helper died: the job must not outlive us. */
+		kill(-s.group, SIGKILL);
+		while (waitpid(s.job, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	_exit(0);
+}

@@ -1,0 +1,54 @@
+/*
+ * The shepherd: one small process per job, forked by the helper. It makes
+ * the job's process group with its own pid, forks the job into it, leaves
+ * it, and reaps the job (and, on Linux as a subreaper, every orphan of it).
+ *
+ * Why a shepherd: on Linux a zombie keeps its process group alive, so
+ * kill(-pgid, 0) cannot tell "only the unreaped leader is left" from "a
+ * descendant is still running". Reaping the leader first frees its pid, and
+ * then the pgid could be recycled before a cleanup kill. The group's id is
+ * the shepherd's pid instead: it cannot be reused while the shepherd lives,
+ * and the helper does not reap the shepherd until the job is settled.
+ *
+ * It reports to the helper over a socketpair and exits when the helper
+ * closes its end; if the helper dies first, it kills the group on the way.
+ */
+#ifndef CONFINE_SHEPHERD_H
+#define CONFINE_SHEPHERD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "helper/child.h"
+#include "helper/sys.h"
+
+#define SHEP_REC_LEN 56
+
+enum shep_type {
+	SHEP_EXEC_OK = 1,      /* pid: the job exec'd */
+	SHEP_EXEC_FAILED = 2,  /* pid, step, err: a step before exec failed */
+	SHEP_EXITED = 3,       /* status, rusage, wall: the job was reaped */
+	SHEP_WAIT_FAILED = 4,  /* err: the job could not be waited for */
+	SHEP_SETUP_FAILED = 5, /* err: no job was started */
+};
+
+struct shep_rec {
+	enum shep_type type;
+	pid_t pid;
+	int status;
+	int err;
+	enum confine_step step;
+	int64_t wall_us;
+	int64_t user_us;
+	int64_t sys_us;
+	int64_t max_rss_kib;
+};
+
+void shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN]);
+/* Returns -EBADMSG for a type it does not know. */
+int shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r);
+
+_Noreturn void shepherd_main(const struct child_plan *plan, int ctl,
+    const struct job_sys *sys);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * The calls whose failure changes a job's settlement, behind one seam so
+ * that tests can make them fail (EPERM, EINTR, ECHILD) and see the
+ * Uncertain outcomes they must lead to.
+ */
+#ifndef CONFINE_SYS_H
+#define CONFINE_SYS_H
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+struct job_sys {
+	int (*kill)(pid_t pid, int sig);
+	pid_t (*wait4)(pid_t pid, int *status, int options, struct rusage *ru);
+};
+
+extern const struct job_sys job_sys_real;
+
+#endif

@@ -1,0 +1,837 @@
+/*
+ * Running one job, for real, with the Landlock backend (and `none` for the
+ * unconfined half of each pair): settlement, the child's setup, write and
+ * network confinement, fail-closed refusals, and the injected failures of
+ * the seam.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/fd.h"
+#include "tests/jobrun.h"
+#include "tests/testutil.h"
+
+#define LL CONFINE_BACKEND_LANDLOCK
+#define NONE CONFINE_BACKEND_NONE
+
+struct dirs {
+	char *scratch;
+	char *outside;
+};
+
+static int
+dirs_setup(void **state)
+{
+	struct dirs *d = calloc(1, sizeof(*d));
+
+	d->scratch = tu_mkdtemp("scratch");
+	d->outside = tu_mkdtemp("outside");
+	*state = d;
+	return 0;
+}
+
+static int
+dirs_teardown(void **state)
+{
+	struct dirs *d = *state;
+
+	free(d->scratch);
+	free(d->outside);
+	free(d);
+	return 0;
+}
+
+static char *
+file_text(const char *path)
+{
+	return tu_slurp(path, NULL);
+}
+
+/* The contract's healthy job: Completed, and writes only inside. */
+static void
+healthy_job_completes_and_writes_only_inside_scratch(void **state)
+{
+	struct dirs *d = *state;
+	char *in = tu_join(d->scratch, "inside"), *out = tu_join(d->outside, "x");
+	char *text;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "write", in, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_int_equal(j.r.exit_code, 0);
+	assert_int_equal(j.r.backend, LL);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	text = file_text(in);
+	assert_non_null(text);
+	assert_string_equal(text, "confined\n");
+	free(text);
+	jr_free(&j);
+
+	jr_init(&j, LL, d->scratch, "write", out, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EACCES);
+	assert_false(tu_exists(out));
+	jr_free(&j);
+	free(in);
+	free(out);
+}
+
+/* The same probe unconfined succeeds: the denial above is Landlock's. */
+static void
+write_outside_succeeds_unconfined_and_is_denied_confined(void **state)
+{
+	struct dirs *d = *state;
+	char *out = tu_join(d->outside, "pair");
+	struct jr j;
+
+	jr_init(&j, NONE, d->scratch, "write", out, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_true(tu_exists(out));
+	assert_int_equal(unlink(out), 0);
+	jr_free(&j);
+
+	jr_init(&j, LL, d->scratch, "write", out, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EACCES);
+	assert_false(tu_exists(out));
+	jr_free(&j);
+	free(out);
+}
+
+/* Unconfined reaches the kernel (ECONNREFUSED); confined is refused. */
+static void
+network_connect_reaches_the_kernel_unconfined_and_is_refused_confined(void **state)
+{
+	struct dirs *d = *state;
+	char port[16];
+	struct jr j;
+	int fd;
+
+	snprintf(port, sizeof(port), "%d", tu_closed_port(&fd));
+	jr_init(&j, NONE, d->scratch, "connect", port, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, ECONNREFUSED);
+	jr_free(&j);
+
+	jr_init(&j, LL, d->scratch, "connect", port, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EPERM);
+	jr_free(&j);
+	close(fd);
+}
+
+static void
+scratch_root_through_a_symlink_works(void **state)
+{
+	struct dirs *d = *state;
+	char *link = tu_join(d->outside, "link"), *in = tu_join(link, "f");
+	char *real = tu_join(d->scratch, "f");
+	struct jr j;
+
+	assert_int_equal(symlink(d->scratch, link), 0);
+	jr_init(&j, LL, link, "write", in, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_true(tu_exists(real));
+	jr_free(&j);
+	free(link);
+	free(in);
+	free(real);
+}
+
+static void
+scratch_root_named_with_metacharacters_confines_exactly(void **state)
+{
+	struct dirs *d = *state;
+	char *weird = tu_join(d->scratch, "we\"ir)d\\\nname");
+	char *in = tu_join(weird, "f"), *out = tu_join(d->scratch, "beside");
+	struct jr j;
+
+	assert_int_equal(mkdir(weird, 0755), 0);
+	jr_init(&j, LL, weird, "write", in, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_true(tu_exists(in));
+	jr_free(&j);
+	/* Its parent is outside it. */
+	jr_init(&j, LL, weird, "write", out, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EACCES);
+	assert_false(tu_exists(out));
+	jr_free(&j);
+	free(weird);
+	free(in);
+	free(out);
+}
+
+static void
+dev_null_stays_writable(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "write", "/dev/null", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+}
+
+static void
+named_device_is_writable_and_others_are_not(void **state)
+{
+	struct dirs *d = *state;
+	const char *devs[] = { "/dev/zero", NULL };
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "write", "/dev/full", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EACCES);
+	jr_free(&j);
+	jr_init(&j, LL, d->scratch, "write", "/dev/zero", NULL);
+	j.spec.devices = devs;
+	j.spec.ndevices = 1;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+	/* A device that is not a device node is refused before anything. */
+	devs[0] = d->scratch;
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	j.spec.devices = devs;
+	j.spec.ndevices = 1;
+	jr_run(&j);
+	assert_int_equal(j.rc, -EINVAL);
+	jr_free(&j);
+}
+
+/* The contract's detached descendant: not Completed, and killed after. */
+static void
+descendant_left_in_the_group_is_uncertain_and_killed(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+	pid_t pid;
+
+	jr_init(&j, LL, d->scratch, "detach", "30000", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.exit_code, 0);
+	pid = (pid_t)atol(j.out);
+	assert_true(pid > 1);
+	assert_true(tu_gone(pid));
+	/* Cleanup emptied the group: that much was proven afterwards. */
+	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	jr_free(&j);
+}
+
+static void
+exit_3_is_failed_exit_3(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "exit", "3", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, 3);
+	assert_int_equal(j.r.signal, 0);
+	jr_free(&j);
+}
+
+static void
+a_signal_is_failed_signal(void **state)
+{
+	struct dirs *d = *state;
+	char sig[8];
+	struct jr j;
+
+	snprintf(sig, sizeof(sig), "%d", SIGUSR1);
+	jr_init(&j, LL, d->scratch, "signal", sig, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_SIGNAL);
+	assert_int_equal(j.r.signal, SIGUSR1);
+	assert_int_equal(j.r.exit_code, -1);
+	jr_free(&j);
+}
+
+/* Cancelled, never before the deadline, and nothing of it left. */
+static void
+deadline_cancels_and_the_group_is_gone(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+	pid_t pid;
+
+	jr_init(&j, LL, d->scratch, "pid-sleep", "30000", NULL);
+	j.spec.deadline_ms = 200;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	assert_true(j.elapsed_ms >= 200);
+	assert_int_equal(j.r.signal, SIGKILL);
+	pid = (pid_t)atol(j.out);
+	assert_true(pid > 1);
+	assert_true(tu_gone(pid));
+	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	jr_free(&j);
+}
+
+static void
+grace_sends_sigterm_first(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "sleep", "30000", NULL);
+	j.spec.deadline_ms = 100;
+	j.spec.grace_ms = 5000;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	assert_int_equal(j.r.signal, SIGTERM);
+	jr_free(&j);
+}
+
+static void
+sigterm_ignored_is_killed_after_grace(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "ignore-term", "30000", NULL);
+	j.spec.deadline_ms = 100;
+	j.spec.grace_ms = 100;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	assert_int_equal(j.r.signal, SIGKILL);
+	assert_true(j.elapsed_ms >= 200);
+	assert_true(tu_gone((pid_t)atol(j.out)));
+	jr_free(&j);
+}
+
+static void
+a_job_faster_than_its_deadline_completes(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	j.spec.deadline_ms = 60000;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+}
+
+static void
+missing_program_is_failed_exec_enoent(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, NULL);
+	j.spec.exe = "/nonexistent/program";
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXEC);
+	assert_int_equal(j.r.error, ENOENT);
+	assert_int_equal(j.r.step, CONFINE_STEP_EXEC);
+	assert_true(j.r.pid > 0);
+	jr_free(&j);
+}
+
+static void
+program_without_exec_permission_is_failed_exec_eacces(void **state)
+{
+	struct dirs *d = *state;
+	char *path = tu_join(d->scratch, "plain");
+	struct jr j;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	jr_init(&j, LL, d->scratch, NULL);
+	j.spec.exe = path;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXEC);
+	assert_int_equal(j.r.error, EACCES);
+	assert_int_equal(j.r.step, CONFINE_STEP_EXEC);
+	jr_free(&j);
+	free(path);
+}
+
+static void
+missing_cwd_is_failed_exec_at_the_cwd_step(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	j.spec.cwd = "/nonexistent/dir";
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXEC);
+	assert_int_equal(j.r.error, ENOENT);
+	assert_int_equal(j.r.step, CONFINE_STEP_CWD);
+	jr_free(&j);
+}
+
+/* Refused before anything is spawned: the marker is never written. */
+static void
+bad_input_is_invalid_before_any_spawn(void **state)
+{
+	struct dirs *d = *state;
+	char *marker = tu_join(d->outside, "marker"), *file;
+	struct jr j;
+
+	jr_init(&j, NONE, d->scratch, "write", marker, NULL);
+	j.spec.exe = "tests/fixture";
+	jr_run(&j);
+	assert_int_equal(j.rc, -EINVAL);
+	assert_non_null(j.why);
+	jr_free(&j);
+
+	jr_init(&j, LL, "relative/scratch", "write", marker, NULL);
+	jr_run(&j);
+	assert_int_equal(j.rc, -EINVAL);
+	jr_free(&j);
+
+	jr_init(&j, LL, NULL, "write", marker, NULL);
+	jr_run(&j);
+	assert_int_equal(j.rc, -EINVAL);
+	jr_free(&j);
+
+	jr_init(&j, LL, "/nonexistent/scratch", "write", marker, NULL);
+	jr_run(&j);
+	assert_int_equal(j.rc, -ENOENT);
+	jr_free(&j);
+
+	file = tu_join(d->outside, "file");
+	assert_int_equal(close(open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)), 0);
+	jr_init(&j, LL, file, "write", marker, NULL);
+	jr_run(&j);
+	assert_int_equal(j.rc, -ENOTDIR);
+	jr_free(&j);
+
+	assert_false(tu_exists(marker));
+	free(marker);
+	free(file);
+}
+
+static void
+environment_is_empty_unless_given(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	assert_int_equal(setenv("CONFINE_TEST_SECRET", "leak", 1), 0);
+	jr_init(&j, LL, d->scratch, "env", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_string_equal(j.out, "");
+	jr_free(&j);
+
+	jr_init(&j, LL, d->scratch, "env", NULL);
+	j.envp[0] = "A=1";
+	j.envp[1] = "B=two words";
+	j.spec.envp = j.envp;
+	j.spec.envc = 2;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, 2);
+	assert_string_equal(j.out, "A=1\nB=two words\n");
+	jr_free(&j);
+}
+
+/* Descriptors the host left open, even without close-on-exec, stay home. */
+static void
+only_stdio_is_inherited(void **state)
+{
+	struct dirs *d = *state;
+	int leak1 = open("/dev/null", O_RDONLY), leak2 = dup(leak1);
+	struct jr j;
+
+	assert_true(leak1 >= 0 && leak2 >= 0);
+	jr_init(&j, LL, d->scratch, "fds", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_string_equal(j.out, "");
+	jr_free(&j);
+	close(leak1);
+	close(leak2);
+}
+
+static void
+stdio_goes_where_it_is_told(void **state)
+{
+	struct dirs *d = *state;
+	int in[2], err[2];
+	char *errtext;
+	struct jr j;
+
+	assert_int_equal(fd_pipe(in), 0);
+	assert_int_equal(fd_pipe(err), 0);
+	assert_int_equal(write(in[1], "hello\n", 6), 6);
+	close(in[1]);
+	jr_init(&j, LL, d->scratch, "cat", NULL);
+	j.spec.fd[0] = in[0];
+	j.spec.fd[2] = err[1];
+	jr_run(&j);
+	close(in[0]);
+	close(err[1]);
+	errtext = tu_drain(err[0]);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_string_equal(j.out, "hello\n");
+	assert_string_equal(errtext, "err\n");
+	free(errtext);
+	jr_free(&j);
+
+	/* -1 everywhere: /dev/null, so stdin is empty at once. */
+	jr_init(&j, LL, d->scratch, "cat", NULL);
+	j.spec.fd[1] = -1;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_string_equal(j.out, "");
+	jr_free(&j);
+}
+
+static void
+signals_are_default_and_unblocked(void **state)
+{
+	struct dirs *d = *state;
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t set, old;
+	struct jr j;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	jr_init(&j, LL, d->scratch, "sigstate", NULL);
+	jr_run(&j);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	ign.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_string_equal(j.out, "");
+	jr_free(&j);
+}
+
+/* Its own group, whose id is the shepherd's pid, not the job's. */
+static void
+job_runs_in_its_own_process_group(void **state)
+{
+	struct dirs *d = *state;
+	long pid, pgid, sid;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "ids", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
+	assert_int_equal(pid, j.r.pid);
+	assert_int_equal(pgid, j.r.pgid);
+	assert_int_not_equal(pgid, getpgrp());
+	jr_free(&j);
+}
+
+static void
+cwd_defaults_to_the_scratch_root(void **state)
+{
+	struct dirs *d = *state;
+	char want[4096];
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "cwd", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	snprintf(want, sizeof(want), "%s\n", d->scratch);
+	assert_string_equal(j.out, want);
+	jr_free(&j);
+
+	jr_init(&j, LL, d->scratch, "cwd", NULL);
+	j.spec.cwd = d->outside;
+	jr_run(&j);
+	snprintf(want, sizeof(want), "%s\n", d->outside);
+	assert_string_equal(j.out, want);
+	jr_free(&j);
+}
+
+static void
+rusage_and_wall_time_are_reported(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "sleep", "50", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_true(j.r.wall_us >= 50000);
+	assert_true(j.r.max_rss_kib > 0);
+	assert_true(j.r.user_us >= 0 && j.r.sys_us >= 0);
+	jr_free(&j);
+}
+
+/* Fail closed: an ABI too old for the policy refuses, nothing runs. */
+static void
+landlock_abi_too_old_is_unsupported(void **state)
+{
+	struct dirs *d = *state;
+	char *marker = tu_join(d->scratch, "marker");
+	struct job_env old = jr_env;
+	struct jr j;
+
+	old.landlock_abi = 5;
+	jr_init(&j, LL, d->scratch, "write", marker, NULL);
+	jr_run_env(&j, &old);
+	assert_int_equal(j.rc, -ENOTSUP);
+	assert_non_null(strstr(j.why, "ABI"));
+	assert_false(tu_exists(marker));
+	jr_free(&j);
+
+	old.landlock_abi = -ENOSYS;
+	jr_init(&j, CONFINE_BACKEND_AUTO, d->scratch, "write", marker, NULL);
+	jr_run_env(&j, &old);
+	assert_int_equal(j.rc, -ENOTSUP);
+	assert_false(tu_exists(marker));
+	jr_free(&j);
+	free(marker);
+}
+
+/* A confinement call failing in the child refuses the job before exec. */
+static void
+failing_confinement_call_refuses_before_exec(void **state)
+{
+	struct dirs *d = *state;
+	char *marker = tu_join(d->scratch, "marker");
+	struct sock_filter bogus = { 0xffff, 0, 0, 0 };
+	struct job_env broken = jr_env;
+	struct jr j;
+
+	broken.seccomp.insns = &bogus;
+	broken.seccomp.count = 1;
+	jr_init(&j, LL, d->scratch, "write", marker, NULL);
+	jr_run_env(&j, &broken);
+	assert_int_equal(j.rc, -ENOTSUP);
+	assert_false(tu_exists(marker));
+	jr_free(&j);
+
+	broken = jr_env;
+	broken.seccomp.count = 0;
+	jr_init(&j, LL, d->scratch, "write", marker, NULL);
+	jr_run_env(&j, &broken);
+	assert_int_equal(j.rc, -ENOTSUP);
+	assert_false(tu_exists(marker));
+	jr_free(&j);
+	free(marker);
+}
+
+/* The seam: failures injected where settlement depends on a call. */
+static int kill_fail_sig = -1;   /* fail the first kill with this signal */
+static int kill_fail_errno;
+static int wait_fail_errno;     /* fail wait4 with this errno */
+static int wait_eintr;          /* this many EINTRs before the real wait4 */
+
+static int
+fake_kill(pid_t pid, int sig)
+{
+	if (pid < 0 && sig == kill_fail_sig) {
+		kill_fail_sig = -1;
+		errno = kill_fail_errno;
+		return -1;
+	}
+	return kill(pid, sig);
+}
+
+static pid_t
+fake_wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	if (wait_eintr > 0) {
+		wait_eintr--;
+		errno = EINTR;
+		return -1;
+	}
+	if (wait_fail_errno != 0) {
+		errno = wait_fail_errno;
+		return -1;
+	}
+	return job_sys_real.wait4(pid, status, options, ru);
+}
+
+static const struct job_sys fake_sys = { fake_kill, fake_wait4 };
+
+static void
+run_faked(struct jr *j)
+{
+	struct job_env env = jr_env;
+
+	env.sys = &fake_sys;
+	jr_run_env(j, &env);
+	kill_fail_sig = -1;
+	wait_fail_errno = 0;
+	wait_eintr = 0;
+}
+
+static void
+deadline_kill_eperm_is_kill_ambiguous(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	kill_fail_sig = SIGKILL;
+	kill_fail_errno = EPERM;
+	jr_init(&j, LL, d->scratch, "pid-sleep", "30000", NULL);
+	j.spec.deadline_ms = 100;
+	run_faked(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_KILL_AMBIGUOUS);
+	assert_int_equal(j.r.error, EPERM);
+	/* The retried kill still ended it. */
+	assert_true(tu_gone((pid_t)atol(j.out)));
+	jr_free(&j);
+}
+
+static void
+proof_kill_eperm_is_kill_ambiguous(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	kill_fail_sig = 0;
+	kill_fail_errno = EPERM;
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	run_faked(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_KILL_AMBIGUOUS);
+	assert_int_equal(j.r.error, EPERM);
+	jr_free(&j);
+}
+
+static void
+wait_error_is_wait_failed(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	wait_fail_errno = ECHILD;
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	run_faked(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_WAIT_FAILED);
+	assert_int_equal(j.r.error, ECHILD);
+	jr_free(&j);
+}
+
+static void
+wait_eintr_is_retried(void **state)
+{
+	struct dirs *d = *state;
+	struct jr j;
+
+	wait_eintr = 3;
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	run_faked(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+}
+
+/* `none` is never a fallback: the automatic choice is Landlock here. */
+static void
+auto_backend_is_landlock_never_none(void **state)
+{
+	struct dirs *d = *state;
+	char *out = tu_join(d->outside, "auto");
+	struct jr j;
+
+	jr_init(&j, CONFINE_BACKEND_AUTO, d->scratch, "write", out, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EACCES);
+	assert_int_equal(j.r.backend, LL);
+	jr_free(&j);
+	free(out);
+}
+
+static void
+shepherd_record_round_trips(void **state)
+{
+	struct shep_rec a = {
+		.type = SHEP_EXITED, .pid = 1234, .status = 0x0300, .err = 0,
+		.step = CONFINE_STEP_CWD, .wall_us = INT64_C(1) << 40,
+		.user_us = 5, .sys_us = 6, .max_rss_kib = 7,
+	}, b;
+	unsigned char buf[SHEP_REC_LEN];
+
+	shep_rec_encode(&a, buf);
+	assert_int_equal(shep_rec_decode(buf, &b), 0);
+	assert_int_equal(b.type, a.type);
+	assert_int_equal(b.pid, a.pid);
+	assert_int_equal(b.status, a.status);
+	assert_int_equal(b.step, a.step);
+	assert_int_equal(b.wall_us, a.wall_us);
+	assert_int_equal(b.user_us, a.user_us);
+	assert_int_equal(b.sys_us, a.sys_us);
+	assert_int_equal(b.max_rss_kib, a.max_rss_kib);
+	buf[3] = 99;
+	assert_int_equal(shep_rec_decode(buf, &b), -EBADMSG);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, dirs_setup, dirs_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(healthy_job_completes_and_writes_only_inside_scratch),
+		T(write_outside_succeeds_unconfined_and_is_denied_confined),
+		T(network_connect_reaches_the_kernel_unconfined_and_is_refused_confined),
+		T(scratch_root_through_a_symlink_works),
+		T(scratch_root_named_with_metacharacters_confines_exactly),
+		T(dev_null_stays_writable),
+		T(named_device_is_writable_and_others_are_not),
+		T(descendant_left_in_the_group_is_uncertain_and_killed),
+		T(exit_3_is_failed_exit_3),
+		T(a_signal_is_failed_signal),
+		T(deadline_cancels_and_the_group_is_gone),
+		T(grace_sends_sigterm_first),
+		T(sigterm_ignored_is_killed_after_grace),
+		T(a_job_faster_than_its_deadline_completes),
+		T(missing_program_is_failed_exec_enoent),
+		T(program_without_exec_permission_is_failed_exec_eacces),
+		T(missing_cwd_is_failed_exec_at_the_cwd_step),
+		T(bad_input_is_invalid_before_any_spawn),
+		T(environment_is_empty_unless_given),
+		T(only_stdio_is_inherited),
+		T(stdio_goes_where_it_is_told),
+		T(signals_are_default_and_unblocked),
+		T(job_runs_in_its_own_process_group),
+		T(cwd_defaults_to_the_scratch_root),
+		T(rusage_and_wall_time_are_reported),
+		T(landlock_abi_too_old_is_unsupported),
+		T(failing_confinement_call_refuses_before_exec),
+		T(deadline_kill_eperm_is_kill_ambiguous),
+		T(proof_kill_eperm_is_kill_ambiguous),
+		T(wait_error_is_wait_failed),
+		T(wait_eintr_is_retried),
+		T(auto_backend_is_landlock_never_none),
+		cmocka_unit_test(shepherd_record_round_trips),
+	};
+
+	jr_setup();
+	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
+}

@@ -1,0 +1,37 @@
+/* Running the fixture as a job through the core (helper/job.h), blocking. */
+#ifndef CONFINE_JOBRUN_H
+#define CONFINE_JOBRUN_H
+
+#include "helper/job.h"
+
+struct jr {
+	struct spec spec;
+	const char *argv[16];
+	const char *envp[8];
+	struct confine_result r;
+	int rc;            /* job_run's return */
+	const char *why;
+	char *out;         /* the job's stdout */
+	int64_t elapsed_ms;
+};
+
+extern struct job_env jr_env;
+extern char *jr_fixture;
+
+/* Probes the machine once and finds the fixture. */
+void jr_setup(void);
+
+/* The fixture with args (NULL-terminated) under backend, in scratch. */
+void jr_init(struct jr *j, enum confine_backend backend, const char *scratch,
+    ...);
+/* Runs it, capturing stdout unless fd[1] was set. */
+void jr_run(struct jr *j);
+void jr_run_env(struct jr *j, const struct job_env *env);
+void jr_free(struct jr *j);
+
+/* Assertions on the result, with the whole result in the message. */
+#define assert_outcome(j, o, rs) jr_assert(j, o, rs, __FILE__, __LINE__)
+void jr_assert(const struct jr *j, enum confine_outcome o,
+    enum confine_reason rs, const char *file, int line);
+
+#endif
