@@ -1,7 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/endian.h>
+#include "src/endian.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/endian.h>
+#include "src/endian.h"
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -19,6 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef SOCK_CLOEXEC
+#define SOCK_CLOEXEC 0
+#endif
+#ifdef __APPLE__
+#define FD_DIR "/dev/fd"
+#else
+#define FD_DIR "/proc/self/fd"
+#endif
+
 extern char **environ;
 
 static int
@@ -143,12 +152,12 @@ cmd_env(int argc, char **argv)
 static int
 cmd_fds(int argc, char **argv)
 {
-	DIR *d = opendir("/proc/self/fd");
+	DIR *d = opendir(FD_DIR);
 	struct dirent *e;
 	int n = 0, fd, self;
 
 	if (d == NULL)
-		return errno_exit("/proc/self/fd");
+		return errno_exit(FD_DIR);
 	self = dirfd(d);
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')

@@ -20,173 +20,17 @@
 #include <unistd.h>
 
 #include "src/fd.h"
+#include "tests/contract.h"
 #include "tests/jobrun.h"
 #include "tests/testutil.h"
 
 #define LL CONFINE_BACKEND_LANDLOCK
 #define NONE CONFINE_BACKEND_NONE
 
-struct dirs {
-	char *scratch;
-	char *outside;
-};
-
-static int
-dirs_setup(void **state)
-{
-	struct dirs *d = calloc(1, sizeof(*d));
-
-	d->scratch = tu_mkdtemp("scratch");
-	d->outside = tu_mkdtemp("outside");
-	*state = d;
-	return 0;
-}
-
-static int
-dirs_teardown(void **state)
-{
-	struct dirs *d = *state;
-
-	free(d->scratch);
-	free(d->outside);
-	free(d);
-	return 0;
-}
-
-static char *
-file_text(const char *path)
-{
-	return tu_slurp(path, NULL);
-}
-
-/* The contract's healthy job: Completed, and writes only inside. */
-static void
-healthy_job_completes_and_writes_only_inside_scratch(void **state)
-{
-	struct dirs *d = *state;
-	char *in = tu_join(d->scratch, "inside"), *out = tu_join(d->outside, "x");
-	char *text;
-	struct jr j;
-
-	jr_init(&j, LL, d->scratch, "write", in, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
-	assert_int_equal(j.r.exit_code, 0);
-	assert_int_equal(j.r.backend, LL);
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
-	text = file_text(in);
-	assert_non_null(text);
-	assert_string_equal(text, "confined\n");
-	free(text);
-	jr_free(&j);
-
-	jr_init(&j, LL, d->scratch, "write", out, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, EACCES);
-	assert_false(tu_exists(out));
-	jr_free(&j);
-	free(in);
-	free(out);
-}
-
-/* The same probe unconfined succeeds: the denial above is Landlock's. */
-static void
-write_outside_succeeds_unconfined_and_is_denied_confined(void **state)
-{
-	struct dirs *d = *state;
-	char *out = tu_join(d->outside, "pair");
-	struct jr j;
-
-	jr_init(&j, NONE, d->scratch, "write", out, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
-	assert_true(tu_exists(out));
-	assert_int_equal(unlink(out), 0);
-	jr_free(&j);
-
-	jr_init(&j, LL, d->scratch, "write", out, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, EACCES);
-	assert_false(tu_exists(out));
-	jr_free(&j);
-	free(out);
-}
-
-/* Unconfined reaches the kernel (ECONNREFUSED); confined is refused. */
-static void
-network_connect_reaches_the_kernel_unconfined_and_is_refused_confined(void **state)
-{
-	struct dirs *d = *state;
-	char port[16];
-	struct jr j;
-	int fd;
-
-	snprintf(port, sizeof(port), "%d", tu_closed_port(&fd));
-	jr_init(&j, NONE, d->scratch, "connect", port, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, ECONNREFUSED);
-	jr_free(&j);
-
-	jr_init(&j, LL, d->scratch, "connect", port, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, EPERM);
-	jr_free(&j);
-	close(fd);
-}
-
-static void
-scratch_root_through_a_symlink_works(void **state)
-{
-	struct dirs *d = *state;
-	char *link = tu_join(d->outside, "link"), *in = tu_join(link, "f");
-	char *real = tu_join(d->scratch, "f");
-	struct jr j;
-
-	assert_int_equal(symlink(d->scratch, link), 0);
-	jr_init(&j, LL, link, "write", in, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
-	assert_true(tu_exists(real));
-	jr_free(&j);
-	free(link);
-	free(in);
-	free(real);
-}
-
-static void
-scratch_root_named_with_metacharacters_confines_exactly(void **state)
-{
-	struct dirs *d = *state;
-	char *weird = tu_join(d->scratch, "we\"ir)d\\\nname");
-	char *in = tu_join(weird, "f"), *out = tu_join(d->scratch, "beside");
-	struct jr j;
-
-	assert_int_equal(mkdir(weird, 0755), 0);
-	jr_init(&j, LL, weird, "write", in, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
-	assert_true(tu_exists(in));
-	jr_free(&j);
-	/* Its parent is outside it. */
-	jr_init(&j, LL, weird, "write", out, NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, EACCES);
-	assert_false(tu_exists(out));
-	jr_free(&j);
-	free(weird);
-	free(in);
-	free(out);
-}
-
 static void
 dev_null_stays_writable(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "write", "/dev/null", NULL);
@@ -198,7 +42,7 @@ dev_null_stays_writable(void **state)
 static void
 named_device_is_writable_and_others_are_not(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	const char *devs[] = { "/dev/zero", NULL };
 	struct jr j;
 
@@ -223,44 +67,10 @@ named_device_is_writable_and_others_are_not(void **state)
 	jr_free(&j);
 }
 
-/* The contract's detached descendant: not Completed, and killed after. */
-static void
-descendant_left_in_the_group_is_uncertain_and_killed(void **state)
-{
-	struct dirs *d = *state;
-	struct jr j;
-	pid_t pid;
-
-	jr_init(&j, LL, d->scratch, "detach", "30000", NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
-	assert_int_equal(j.r.exit_code, 0);
-	pid = (pid_t)atol(j.out);
-	assert_true(pid > 1);
-	assert_true(tu_gone(pid));
-	/* Cleanup emptied the group: that much was proven afterwards. */
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
-	jr_free(&j);
-}
-
-static void
-exit_3_is_failed_exit_3(void **state)
-{
-	struct dirs *d = *state;
-	struct jr j;
-
-	jr_init(&j, LL, d->scratch, "exit", "3", NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, 3);
-	assert_int_equal(j.r.signal, 0);
-	jr_free(&j);
-}
-
 static void
 a_signal_is_failed_signal(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char sig[8];
 	struct jr j;
 
@@ -273,31 +83,10 @@ a_signal_is_failed_signal(void **state)
 	jr_free(&j);
 }
 
-/* Cancelled, never before the deadline, and nothing of it left. */
-static void
-deadline_cancels_and_the_group_is_gone(void **state)
-{
-	struct dirs *d = *state;
-	struct jr j;
-	pid_t pid;
-
-	jr_init(&j, LL, d->scratch, "pid-sleep", "30000", NULL);
-	j.spec.deadline_ms = 200;
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
-	assert_true(j.elapsed_ms >= 200);
-	assert_int_equal(j.r.signal, SIGKILL);
-	pid = (pid_t)atol(j.out);
-	assert_true(pid > 1);
-	assert_true(tu_gone(pid));
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
-	jr_free(&j);
-}
-
 static void
 grace_sends_sigterm_first(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "sleep", "30000", NULL);
@@ -312,7 +101,7 @@ grace_sends_sigterm_first(void **state)
 static void
 sigterm_ignored_is_killed_after_grace(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "ignore-term", "30000", NULL);
@@ -329,7 +118,7 @@ sigterm_ignored_is_killed_after_grace(void **state)
 static void
 a_job_faster_than_its_deadline_completes(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
@@ -342,7 +131,7 @@ a_job_faster_than_its_deadline_completes(void **state)
 static void
 missing_program_is_failed_exec_enoent(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, NULL);
@@ -358,7 +147,7 @@ missing_program_is_failed_exec_enoent(void **state)
 static void
 program_without_exec_permission_is_failed_exec_eacces(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char *path = tu_join(d->scratch, "plain");
 	struct jr j;
 	int fd;
@@ -379,7 +168,7 @@ program_without_exec_permission_is_failed_exec_eacces(void **state)
 static void
 missing_cwd_is_failed_exec_at_the_cwd_step(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
@@ -395,7 +184,7 @@ missing_cwd_is_failed_exec_at_the_cwd_step(void **state)
 static void
 bad_input_is_invalid_before_any_spawn(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char *marker = tu_join(d->outside, "marker"), *file;
 	struct jr j;
 
@@ -436,7 +225,7 @@ bad_input_is_invalid_before_any_spawn(void **state)
 static void
 environment_is_empty_unless_given(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	assert_int_equal(setenv("CONFINE_TEST_SECRET", "leak", 1), 0);
@@ -462,7 +251,7 @@ environment_is_empty_unless_given(void **state)
 static void
 only_stdio_is_inherited(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	int leak1 = open("/dev/null", O_RDONLY), leak2 = dup(leak1);
 	struct jr j;
 
@@ -479,7 +268,7 @@ only_stdio_is_inherited(void **state)
 static void
 stdio_goes_where_it_is_told(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	int in[2], err[2];
 	char *errtext;
 	struct jr j;
@@ -513,7 +302,7 @@ stdio_goes_where_it_is_told(void **state)
 static void
 signals_are_default_and_unblocked(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigset_t set, old;
 	struct jr j;
@@ -539,7 +328,7 @@ signals_are_default_and_unblocked(void **state)
 static void
 job_runs_in_its_own_process_group(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	long pid, pgid, sid;
 	struct jr j;
 
@@ -556,7 +345,7 @@ job_runs_in_its_own_process_group(void **state)
 static void
 cwd_defaults_to_the_scratch_root(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char want[4096];
 	struct jr j;
 
@@ -578,7 +367,7 @@ cwd_defaults_to_the_scratch_root(void **state)
 static void
 rusage_and_wall_time_are_reported(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "sleep", "50", NULL);
@@ -594,7 +383,7 @@ rusage_and_wall_time_are_reported(void **state)
 static void
 landlock_abi_too_old_is_unsupported(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char *marker = tu_join(d->scratch, "marker");
 	struct job_env old = jr_env;
 	struct jr j;
@@ -620,7 +409,7 @@ landlock_abi_too_old_is_unsupported(void **state)
 static void
 failing_confinement_call_refuses_before_exec(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char *marker = tu_join(d->scratch, "marker");
 	struct sock_filter bogus = { 0xffff, 0, 0, 0 };
 	struct job_env broken = jr_env;
@@ -693,7 +482,7 @@ run_faked(struct jr *j)
 static void
 deadline_kill_eperm_is_kill_ambiguous(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	kill_fail_sig = SIGKILL;
@@ -711,7 +500,7 @@ deadline_kill_eperm_is_kill_ambiguous(void **state)
 static void
 proof_kill_eperm_is_kill_ambiguous(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	kill_fail_sig = 0;
@@ -726,7 +515,7 @@ proof_kill_eperm_is_kill_ambiguous(void **state)
 static void
 wait_error_is_wait_failed(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	wait_fail_errno = ECHILD;
@@ -740,7 +529,7 @@ wait_error_is_wait_failed(void **state)
 static void
 wait_eintr_is_retried(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	struct jr j;
 
 	wait_eintr = 3;
@@ -754,7 +543,7 @@ wait_eintr_is_retried(void **state)
 static void
 auto_backend_is_landlock_never_none(void **state)
 {
-	struct dirs *d = *state;
+	struct jr_dirs *d = *state;
 	char *out = tu_join(d->outside, "auto");
 	struct jr j;
 
@@ -791,23 +580,15 @@ shepherd_record_round_trips(void **state)
 	assert_int_equal(shep_rec_decode(buf, &b), -EBADMSG);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, dirs_setup, dirs_teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(healthy_job_completes_and_writes_only_inside_scratch),
-		T(write_outside_succeeds_unconfined_and_is_denied_confined),
-		T(network_connect_reaches_the_kernel_unconfined_and_is_refused_confined),
-		T(scratch_root_through_a_symlink_works),
-		T(scratch_root_named_with_metacharacters_confines_exactly),
 		T(dev_null_stays_writable),
 		T(named_device_is_writable_and_others_are_not),
-		T(descendant_left_in_the_group_is_uncertain_and_killed),
-		T(exit_3_is_failed_exit_3),
 		T(a_signal_is_failed_signal),
-		T(deadline_cancels_and_the_group_is_gone),
 		T(grace_sends_sigterm_first),
 		T(sigterm_ignored_is_killed_after_grace),
 		T(a_job_faster_than_its_deadline_completes),
@@ -833,5 +614,6 @@ main(void)
 	};
 
 	jr_setup();
-	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
+	return contract_run(CONFINE_BACKEND_LANDLOCK, EACCES, EPERM) +
+	    cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }

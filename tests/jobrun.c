@@ -78,6 +78,29 @@ jr_free(struct jr *j)
 	j->out = NULL;
 }
 
+int
+jr_dirs_setup(void **state)
+{
+	struct jr_dirs *d = calloc(1, sizeof(*d));
+
+	assert_non_null(d);
+	d->scratch = tu_mkdtemp("scratch");
+	d->outside = tu_mkdtemp("outside");
+	*state = d;
+	return 0;
+}
+
+int
+jr_dirs_teardown(void **state)
+{
+	struct jr_dirs *d = *state;
+
+	free(d->scratch);
+	free(d->outside);
+	free(d);
+	return 0;
+}
+
 void
 jr_assert(const struct jr *j, enum confine_outcome o, enum confine_reason rs,
     const char *file, int line)

@@ -29,6 +29,15 @@ void jr_run(struct jr *j);
 void jr_run_env(struct jr *j, const struct job_env *env);
 void jr_free(struct jr *j);
 
+/* A scratch root and a directory outside it, as a cmocka state. */
+struct jr_dirs {
+	char *scratch;
+	char *outside;
+};
+
+int jr_dirs_setup(void **state);
+int jr_dirs_teardown(void **state);
+
 /* Assertions on the result, with the whole result in the message. */
 #define assert_outcome(j, o, rs) jr_assert(j, o, rs, __FILE__, __LINE__)
 void jr_assert(const struct jr *j, enum confine_outcome o,

@@ -14,6 +14,10 @@
 
 #include "tests/testutil.h"
 
+#ifndef SOCK_CLOEXEC
+#define SOCK_CLOEXEC 0
+#endif
+
 static _Noreturn void
 die(const char *what, const char *arg)
 {

@@ -1,0 +1,226 @@
+/*
+ * The contract's cases, for any backend that really confines: each
+ * denial paired with the same probe run unconfined (backend none), each
+ * asserting the backend's own denial errno. Linux runs them with Landlock
+ * (job_test), a Mac with Seatbelt (tests/macos).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/contract.h"
+#include "tests/jobrun.h"
+#include "tests/testutil.h"
+
+#define NONE CONFINE_BACKEND_NONE
+
+static struct {
+	enum confine_backend backend;
+	int write_errno;
+	int net_errno;
+} cfg;
+
+/*
+ * `fixture write path` in scratch: Completed with the file there when
+ * allowed, else Failed with the backend's denial errno and no file.
+ */
+static void
+probe_write(enum confine_backend backend, const char *scratch,
+    const char *path, bool allowed)
+{
+	struct jr j;
+
+	jr_init(&j, backend, scratch, "write", path, NULL);
+	jr_run(&j);
+	if (allowed) {
+		assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+		assert_true(tu_exists(path));
+	} else {
+		assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+		assert_int_equal(j.r.exit_code, cfg.write_errno);
+		assert_false(tu_exists(path));
+	}
+	jr_free(&j);
+}
+
+/* The contract's healthy job: Completed, and writes only inside. */
+static void
+healthy_job_completes_and_writes_only_inside_scratch(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *in = tu_join(d->scratch, "inside"), *out = tu_join(d->outside, "x");
+	char *text;
+	struct jr j;
+
+	jr_init(&j, cfg.backend, d->scratch, "write", in, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_int_equal(j.r.exit_code, 0);
+	assert_int_equal(j.r.backend, cfg.backend);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	text = tu_slurp(in, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "confined\n");
+	free(text);
+	jr_free(&j);
+
+	probe_write(cfg.backend, d->scratch, out, false);
+	free(in);
+	free(out);
+}
+
+/* The same probe unconfined succeeds: the denial is confinement's. */
+static void
+write_outside_succeeds_unconfined_and_is_denied_confined(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *out = tu_join(d->outside, "pair");
+
+	probe_write(NONE, d->scratch, out, true);
+	assert_int_equal(unlink(out), 0);
+
+	probe_write(cfg.backend, d->scratch, out, false);
+	free(out);
+}
+
+/* Unconfined reaches the kernel (ECONNREFUSED); confined is refused. */
+static void
+network_connect_reaches_the_kernel_unconfined_and_is_refused_confined(void **state)
+{
+	struct jr_dirs *d = *state;
+	char port[16];
+	struct jr j;
+	int fd;
+
+	snprintf(port, sizeof(port), "%d", tu_closed_port(&fd));
+	jr_init(&j, NONE, d->scratch, "connect", port, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, ECONNREFUSED);
+	jr_free(&j);
+
+	jr_init(&j, cfg.backend, d->scratch, "connect", port, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, cfg.net_errno);
+	jr_free(&j);
+	close(fd);
+}
+
+static void
+scratch_root_through_a_symlink_works(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *link = tu_join(d->outside, "link"), *in = tu_join(link, "f");
+	char *real = tu_join(d->scratch, "f");
+
+	assert_int_equal(symlink(d->scratch, link), 0);
+	probe_write(cfg.backend, link, in, true);
+	assert_true(tu_exists(real));
+	free(link);
+	free(in);
+	free(real);
+}
+
+static void
+scratch_root_named_with_metacharacters_confines_exactly(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *weird = tu_join(d->scratch, "we\"ir)d\\\nname");
+	char *in = tu_join(weird, "f"), *out = tu_join(d->scratch, "beside");
+
+	assert_int_equal(mkdir(weird, 0755), 0);
+	probe_write(cfg.backend, weird, in, true);
+	/* Its parent is outside it. */
+	probe_write(cfg.backend, weird, out, false);
+	free(weird);
+	free(in);
+	free(out);
+}
+
+/* The contract's detached descendant: not Completed, and killed after. */
+static void
+descendant_left_in_the_group_is_uncertain_and_killed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	pid_t pid;
+
+	jr_init(&j, cfg.backend, d->scratch, "detach", "30000", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.exit_code, 0);
+	pid = (pid_t)atol(j.out);
+	assert_true(pid > 1);
+	assert_true(tu_gone(pid));
+	/* Cleanup emptied the group: that much was proven afterwards. */
+	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	jr_free(&j);
+}
+
+static void
+exit_3_is_failed_exit_3(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, cfg.backend, d->scratch, "exit", "3", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, 3);
+	assert_int_equal(j.r.signal, 0);
+	jr_free(&j);
+}
+
+/* Cancelled, never before the deadline, and nothing of it left. */
+static void
+deadline_cancels_and_the_group_is_gone(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	pid_t pid;
+
+	jr_init(&j, cfg.backend, d->scratch, "pid-sleep", "30000", NULL);
+	j.spec.deadline_ms = 200;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	assert_true(j.elapsed_ms >= 200);
+	assert_int_equal(j.r.signal, SIGKILL);
+	pid = (pid_t)atol(j.out);
+	assert_true(pid > 1);
+	assert_true(tu_gone(pid));
+	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	jr_free(&j);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
+
+int
+contract_run(enum confine_backend backend, int write_errno, int net_errno)
+{
+	const struct CMUnitTest tests[] = {
+		T(healthy_job_completes_and_writes_only_inside_scratch),
+		T(write_outside_succeeds_unconfined_and_is_denied_confined),
+		T(network_connect_reaches_the_kernel_unconfined_and_is_refused_confined),
+		T(scratch_root_through_a_symlink_works),
+		T(scratch_root_named_with_metacharacters_confines_exactly),
+		T(descendant_left_in_the_group_is_uncertain_and_killed),
+		T(exit_3_is_failed_exit_3),
+		T(deadline_cancels_and_the_group_is_gone),
+	};
+
+	cfg.backend = backend;
+	cfg.write_errno = write_errno;
+	cfg.net_errno = net_errno;
+	return cmocka_run_group_tests_name("contract", tests, NULL, NULL);
+}

@@ -1,0 +1,10 @@
+/* The contract's cases, run for one backend. */
+#ifndef CONFINE_CONTRACT_H
+#define CONFINE_CONTRACT_H
+
+#include "confine/confine.h"
+
+/* Runs them as a cmocka group; returns the number of failures. */
+int contract_run(enum confine_backend backend, int write_errno, int net_errno);
+
+#endif
