@@ -1,0 +1,563 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/endian.h"
+#include "src/wire.h"
+
+/* ---- output ---- */
+
+void
+wire_buf_free(struct wire_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->err = 0;
+}
+
+static uint8_t *
+reserve(struct wire_buf *b, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->err != 0)
+		return NULL;
+	if (SIZE_MAX - b->len < n) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	if (b->len + n > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
+		p = realloc(b->p, cap);
+		if (p == NULL) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	p = b->p + b->len;
+	b->len += n;
+	return p;
+}
+
+static void
+put_u8(struct wire_buf *b, uint8_t v)
+{
+	uint8_t *p = reserve(b, 1);
+
+	if (p)
+		*p = v;
+}
+
+static void
+put_u16(struct wire_buf *b, uint16_t v)
+{
+	uint8_t *p = reserve(b, 2);
+
+	if (p) {
+		p[0] = (uint8_t)(v >> 8);
+		p[1] = (uint8_t)v;
+	}
+}
+
+static void
+put_u32(struct wire_buf *b, uint32_t v)
+{
+	uint8_t *p = reserve(b, 4);
+
+	if (p)
+		be32enc(p, v);
+}
+
+static void
+put_u64(struct wire_buf *b, uint64_t v)
+{
+	uint8_t *p = reserve(b, 8);
+
+	if (p)
+		be64enc(p, v);
+}
+
+/* NULL travels as the empty string. */
+static void
+put_str(struct wire_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) + 1 : 1;
+	uint8_t *p;
+
+	if (n > WIRE_MAX_PAYLOAD) {
+		b->err = b->err ? b->err : -EMSGSIZE;
+		return;
+	}
+	put_u32(b, (uint32_t)n);
+	p = reserve(b, n);
+	if (p)
+		memcpy(p, s ? s : "", n);
+}
+
+void
+wire_hdr_encode(uint8_t buf[WIRE_HDR_LEN], const struct wire_hdr *h)
+{
+	be32enc(buf, h->len);
+	buf[4] = (uint8_t)(h->type >> 8);
+	buf[5] = (uint8_t)h->type;
+	buf[6] = (uint8_t)(h->nfds >> 8);
+	buf[7] = (uint8_t)h->nfds;
+	be32enc(buf + 8, h->id);
+}
+
+/* Opens a frame; returns the header's offset for frame_end. */
+static size_t
+frame_begin(struct wire_buf *b, uint16_t type, uint32_t id, unsigned nfds)
+{
+	size_t at = b->len;
+	struct wire_hdr h = { 0, type, (uint16_t)nfds, id };
+	uint8_t *p = reserve(b, WIRE_HDR_LEN);
+
+	if (p)
+		wire_hdr_encode(p, &h);
+	return at;
+}
+
+static int
+frame_end(struct wire_buf *b, size_t at)
+{
+	size_t len;
+
+	if (b->err != 0)
+		return b->err;
+	len = b->len - at - WIRE_HDR_LEN;
+	if (len > WIRE_MAX_PAYLOAD) {
+		b->len = at;
+		return b->err = -EMSGSIZE;
+	}
+	be32enc(b->p + at, (uint32_t)len);
+	return 0;
+}
+
+int
+wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply)
+{
+	size_t at = frame_begin(b, WIRE_HELLO, 0, 0);
+
+	put_u32(b, WIRE_MAGIC);
+	if (reply) {
+		put_u16(b, h->version);
+		put_u16(b, 0);
+		put_u32(b, h->pid);
+		put_u32(b, (uint32_t)h->landlock_abi);
+	} else {
+		put_u16(b, h->version_min);
+		put_u16(b, h->version_max);
+	}
+	return frame_end(b, at);
+}
+
+static void
+put_strv(struct wire_buf *b, const char *const *v, size_t n)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++)
+		put_str(b, v[i]);
+}
+
+int
+wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
+    unsigned fdmask, unsigned nfds)
+{
+	size_t at = frame_begin(b, WIRE_SPAWN, id, nfds);
+
+	put_u8(b, (uint8_t)s->backend);
+	put_u8(b, (uint8_t)fdmask);
+	put_u16(b, 0);
+	put_u32(b, 0);
+	put_u64(b, (uint64_t)s->deadline_ms);
+	put_u64(b, (uint64_t)s->grace_ms);
+	put_str(b, s->exe);
+	put_str(b, s->scratch);
+	put_str(b, s->cwd);
+	put_str(b, s->launcher);
+	put_strv(b, s->argv, s->argc);
+	put_strv(b, s->envp, s->envc);
+	put_strv(b, s->devices, s->ndevices);
+	return frame_end(b, at);
+}
+
+int
+wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid)
+{
+	size_t at = frame_begin(b, WIRE_STARTED, id, 0);
+
+	put_u32(b, (uint32_t)pid);
+	put_u32(b, (uint32_t)pgid);
+	return frame_end(b, at);
+}
+
+int
+wire_put_settled(struct wire_buf *b, uint32_t id,
+    const struct confine_result *r)
+{
+	size_t at = frame_begin(b, WIRE_SETTLED, id, 0);
+
+	put_u8(b, (uint8_t)r->outcome);
+	put_u8(b, (uint8_t)r->reason);
+	put_u8(b, (uint8_t)r->step);
+	put_u8(b, (uint8_t)r->backend);
+	put_u8(b, (uint8_t)r->proof);
+	put_u8(b, 0);
+	put_u16(b, 0);
+	put_u32(b, (uint32_t)r->exit_code);
+	put_u32(b, (uint32_t)r->signal);
+	put_u32(b, (uint32_t)r->error);
+	put_u32(b, (uint32_t)r->pid);
+	put_u32(b, (uint32_t)r->pgid);
+	put_u64(b, (uint64_t)r->wall_us);
+	put_u64(b, (uint64_t)r->user_us);
+	put_u64(b, (uint64_t)r->sys_us);
+	put_u64(b, (uint64_t)r->max_rss_kib);
+	return frame_end(b, at);
+}
+
+int
+wire_put_error(struct wire_buf *b, uint32_t id, int err, const char *message)
+{
+	size_t at = frame_begin(b, WIRE_ERROR, id, 0);
+
+	put_u32(b, (uint32_t)err);
+	put_u16(b, (uint16_t)wire_error_code_of(err));
+	put_u16(b, 0);
+	put_str(b, message);
+	return frame_end(b, at);
+}
+
+int
+wire_put_empty(struct wire_buf *b, uint16_t type, uint32_t id)
+{
+	return frame_end(b, frame_begin(b, type, id, 0));
+}
+
+/* ---- input ---- */
+
+int
+wire_type_known(uint16_t type)
+{
+	return type >= WIRE_HELLO && type <= WIRE_SHUTDOWN;
+}
+
+long
+wire_fixed_len(uint16_t type, int from_helper)
+{
+	switch (type) {
+	case WIRE_HELLO:
+		return from_helper ? WIRE_HELLO_REPLY_LEN : WIRE_HELLO_LEN;
+	case WIRE_STARTED:
+		return WIRE_STARTED_LEN;
+	case WIRE_SETTLED:
+		return WIRE_SETTLED_LEN;
+	case WIRE_CANCEL:
+	case WIRE_SHUTDOWN:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int
+wire_hdr_decode(const uint8_t buf[WIRE_HDR_LEN], struct wire_hdr *h)
+{
+	h->len = be32dec(buf);
+	h->type = (uint16_t)(buf[4] << 8 | buf[5]);
+	h->nfds = (uint16_t)(buf[6] << 8 | buf[7]);
+	h->id = be32dec(buf + 8);
+	if (h->len > WIRE_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	if (h->nfds > WIRE_MAX_FDS)
+		return -EBADMSG;
+	return 0;
+}
+
+/* A bounds-checked reader; err sticks at the first overrun. */
+struct rd {
+	const uint8_t *p;
+	size_t len, off;
+	int err;
+};
+
+static const uint8_t *
+take(struct rd *r, size_t n)
+{
+	const uint8_t *p;
+
+	if (r->err != 0 || r->len - r->off < n) {
+		r->err = -EBADMSG;
+		return NULL;
+	}
+	p = r->p + r->off;
+	r->off += n;
+	return p;
+}
+
+static uint8_t
+get_u8(struct rd *r)
+{
+	const uint8_t *p = take(r, 1);
+
+	return p ? *p : 0;
+}
+
+static uint16_t
+get_u16(struct rd *r)
+{
+	const uint8_t *p = take(r, 2);
+
+	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
+}
+
+static uint32_t
+get_u32(struct rd *r)
+{
+	const uint8_t *p = take(r, 4);
+
+	return p ? be32dec(p) : 0;
+}
+
+static uint64_t
+get_u64(struct rd *r)
+{
+	const uint8_t *p = take(r, 8);
+
+	return p ? be64dec(p) : 0;
+}
+
+/* A string: NUL at the end and nowhere else. */
+static const char *
+get_str(struct rd *r)
+{
+	uint32_t n = get_u32(r);
+	const uint8_t *p;
+
+	if (r->err != 0 || n == 0) {
+		r->err = -EBADMSG;
+		return NULL;
+	}
+	p = take(r, n);
+	if (p == NULL || p[n - 1] != '\0' || memchr(p, '\0', n - 1) != NULL) {
+		r->err = -EBADMSG;
+		return NULL;
+	}
+	return (const char *)p;
+}
+
+static const char *
+get_opt_str(struct rd *r)
+{
+	const char *s = get_str(r);
+
+	return s && *s ? s : NULL;
+}
+
+static int
+finish(struct rd *r)
+{
+	if (r->err == 0 && r->off != r->len)
+		r->err = -EBADMSG;
+	return r->err;
+}
+
+int
+wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h, int reply)
+{
+	struct rd r = { p, len, 0, 0 };
+
+	memset(h, 0, sizeof(*h));
+	if (get_u32(&r) != WIRE_MAGIC)
+		r.err = -EBADMSG;
+	if (reply) {
+		h->version = get_u16(&r);
+		if (get_u16(&r) != 0)
+			r.err = -EBADMSG;
+		h->pid = get_u32(&r);
+		h->landlock_abi = (int32_t)get_u32(&r);
+	} else {
+		h->version_min = get_u16(&r);
+		h->version_max = get_u16(&r);
+		if (h->version_min > h->version_max)
+			r.err = -EBADMSG;
+	}
+	return finish(&r);
+}
+
+int
+wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid)
+{
+	struct rd r = { p, len, 0, 0 };
+
+	*pid = (pid_t)get_u32(&r);
+	*pgid = (pid_t)get_u32(&r);
+	return finish(&r);
+}
+
+int
+wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
+{
+	struct rd r = { p, len, 0, 0 };
+	uint8_t outcome, reason, step, backend, proof;
+
+	memset(res, 0, sizeof(*res));
+	outcome = get_u8(&r);
+	reason = get_u8(&r);
+	step = get_u8(&r);
+	backend = get_u8(&r);
+	proof = get_u8(&r);
+	if (get_u8(&r) != 0 || get_u16(&r) != 0)
+		r.err = -EBADMSG;
+	if (outcome < CONFINE_COMPLETED || outcome > CONFINE_UNCERTAIN ||
+	    reason > CONFINE_REASON_HELPER_LOST || step > CONFINE_STEP_EXEC ||
+	    backend > CONFINE_BACKEND_NONE || proof > CONFINE_PROOF_PGID)
+		r.err = -EBADMSG;
+	res->outcome = (enum confine_outcome)outcome;
+	res->reason = (enum confine_reason)reason;
+	res->step = (enum confine_step)step;
+	res->backend = (enum confine_backend)backend;
+	res->proof = (enum confine_proof)proof;
+	res->exit_code = (int)get_u32(&r);
+	res->signal = (int)get_u32(&r);
+	res->error = (int)get_u32(&r);
+	res->pid = (pid_t)get_u32(&r);
+	res->pgid = (pid_t)get_u32(&r);
+	res->wall_us = (int64_t)get_u64(&r);
+	res->user_us = (int64_t)get_u64(&r);
+	res->sys_us = (int64_t)get_u64(&r);
+	res->max_rss_kib = (int64_t)get_u64(&r);
+	return finish(&r);
+}
+
+int
+wire_get_error(const uint8_t *p, size_t len, struct wire_error *e)
+{
+	struct rd r = { p, len, 0, 0 };
+	uint32_t err;
+	uint16_t code;
+
+	err = get_u32(&r);
+	code = get_u16(&r);
+	if (get_u16(&r) != 0 || err == 0 || err > 4095 ||
+	    code < WIRE_ERR_INVALID || code > WIRE_ERR_REFUSED)
+		r.err = -EBADMSG;
+	e->err = (int)err;
+	e->code = (enum wire_error_code)code;
+	e->message = get_str(&r);
+	return finish(&r);
+}
+
+/*
+ * A count of strings, checked against what is left before anything is
+ * allocated: each string takes at least five bytes.
+ */
+static size_t
+get_count(struct rd *r)
+{
+	uint32_t n = get_u32(r);
+
+	if (r->err == 0 && n > (r->len - r->off) / 5)
+		r->err = -EBADMSG;
+	return r->err ? 0 : n;
+}
+
+static void
+get_strv(struct rd *r, const char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = get_str(r);
+	v[n] = NULL;
+}
+
+int
+wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
+    void **arena)
+{
+	struct rd r = { p, len, 0, 0 };
+	size_t cap = len / 5 + 3, n[3], at = 0, k;
+	const char **v, **lists[3];
+	uint64_t deadline, grace;
+
+	*arena = NULL;
+	memset(s, 0, sizeof(*s));
+	s->backend = (enum confine_backend)get_u8(&r);
+	*fdmask = get_u8(&r);
+	if (get_u16(&r) != 0 || get_u32(&r) != 0 || (*fdmask & ~7u) != 0)
+		r.err = -EBADMSG;
+	deadline = get_u64(&r);
+	grace = get_u64(&r);
+	/* Out of range reads as -1: spec_check refuses it as Invalid. */
+	s->deadline_ms = deadline > INT64_MAX ? -1 : (int64_t)deadline;
+	s->grace_ms = grace > INT64_MAX ? -1 : (int64_t)grace;
+	s->exe = get_str(&r);
+	s->scratch = get_opt_str(&r);
+	s->cwd = get_opt_str(&r);
+	s->launcher = get_opt_str(&r);
+	if (r.err != 0)
+		return r.err;
+	/*
+	 * argv, envp and devices share one array, each NULL-terminated. Every
+	 * string takes at least five payload bytes, so cap bounds them all.
+	 */
+	v = calloc(cap, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	for (k = 0; k < 3 && r.err == 0; k++) {
+		n[k] = get_count(&r);
+		if (r.err == 0 && cap - at < n[k] + 1)
+			r.err = -EBADMSG;
+		if (r.err == 0) {
+			lists[k] = v + at;
+			get_strv(&r, lists[k], n[k]);
+			at += n[k] + 1;
+		}
+	}
+	if (finish(&r) != 0) {
+		free(v);
+		return r.err;
+	}
+	s->argv = lists[0];
+	s->argc = n[0];
+	s->envp = lists[1];
+	s->envc = n[1];
+	s->devices = lists[2];
+	s->ndevices = n[2];
+	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+	*arena = v;
+	return 0;
+}
+
+enum wire_error_code
+wire_error_code_of(int err)
+{
+	switch (err) {
+	case EINVAL:
+	case ENOENT:
+	case ENOTDIR:
+	case ENAMETOOLONG:
+	case EEXIST:
+		return WIRE_ERR_INVALID;
+	case ENOTSUP:
+		return WIRE_ERR_UNSUPPORTED;
+	case EMSGSIZE:
+		return WIRE_ERR_TOO_LARGE;
+	case ENOSYS:
+		return WIRE_ERR_UNKNOWN_TYPE;
+	case EBADMSG:
+		return WIRE_ERR_MALFORMED;
+	default:
+		return WIRE_ERR_REFUSED;
+	}
+}

@@ -1,0 +1,126 @@
+/*
+ * The wire protocol between a host and its helper (docs/protocol.md).
+ * Pure encoding and decoding on buffers; no I/O. Every field is encoded
+ * explicitly, big-endian; no struct is ever copied onto the wire.
+ *
+ * Frame: a 12-byte header then exactly len payload bytes.
+ *   u32 len     payload bytes, <= WIRE_MAX_PAYLOAD
+ *   u16 type    enum wire_type
+ *   u16 nfds    descriptors sent with the frame (SCM_RIGHTS), <= WIRE_MAX_FDS
+ *   u32 id      the job, chosen by the host; 0 for the connection
+ * Strings: u32 n (>= 1, including the NUL), n bytes, the last one NUL and
+ * no other.
+ */
+#ifndef CONFINE_WIRE_H
+#define CONFINE_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "confine/confine.h"
+#include "src/spec.h"
+
+#define WIRE_HDR_LEN 12
+#define WIRE_MAX_PAYLOAD (1u << 20)
+#define WIRE_MAX_FDS 3
+#define WIRE_MAGIC 0x434e464eu /* "CNFN" */
+#define WIRE_VERSION 1
+
+enum wire_type {
+	WIRE_HELLO = 1,    /* both ways, first */
+	WIRE_SPAWN = 2,    /* host -> helper */
+	WIRE_STARTED = 3,  /* helper -> host */
+	WIRE_SETTLED = 4,  /* helper -> host */
+	WIRE_CANCEL = 5,   /* host -> helper */
+	WIRE_ERROR = 6,    /* helper -> host: a request was refused */
+	WIRE_SHUTDOWN = 7, /* host -> helper, and its acknowledgement */
+};
+
+/* Why a request was refused (WIRE_ERROR). */
+enum wire_error_code {
+	WIRE_ERR_INVALID = 1,      /* bad request: EINVAL, ENOENT, ENOTDIR... */
+	WIRE_ERR_UNSUPPORTED = 2,  /* confinement cannot be applied: ENOTSUP */
+	WIRE_ERR_TOO_LARGE = 3,    /* frame over WIRE_MAX_PAYLOAD: EMSGSIZE */
+	WIRE_ERR_UNKNOWN_TYPE = 4, /* ENOSYS */
+	WIRE_ERR_MALFORMED = 5,    /* payload does not decode: EBADMSG */
+	WIRE_ERR_REFUSED = 6,      /* anything else: EAGAIN, EACCES, EPROTO... */
+};
+
+#define WIRE_HELLO_LEN 8        /* request: magic, version min, version max */
+#define WIRE_HELLO_REPLY_LEN 16 /* magic, version, reserved, pid, landlock abi */
+#define WIRE_STARTED_LEN 8
+#define WIRE_SETTLED_LEN 60
+#define WIRE_SPAWN_FIXED 24     /* before the strings */
+
+struct wire_hdr {
+	uint32_t len;
+	uint16_t type;
+	uint16_t nfds;
+	uint32_t id;
+};
+
+struct wire_hello {
+	uint16_t version_min, version_max;   /* request */
+	uint16_t version;                    /* reply */
+	uint32_t pid;                        /* reply: the helper's pid */
+	int32_t landlock_abi;                /* reply: < 0 when absent */
+};
+
+struct wire_error {
+	int err;                   /* positive errno */
+	enum wire_error_code code;
+	const char *message;       /* borrowed from the payload */
+};
+
+/* A growable output buffer; err sticks at the first failure. */
+struct wire_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+void wire_buf_free(struct wire_buf *b);
+
+void wire_hdr_encode(uint8_t buf[WIRE_HDR_LEN], const struct wire_hdr *h);
+/*
+ * Decodes and checks a header once: -EMSGSIZE for a length over the
+ * maximum, -EBADMSG for too many fds. An unknown type is not an error
+ * here: the frame can still be skipped by its length.
+ */
+int wire_hdr_decode(const uint8_t buf[WIRE_HDR_LEN], struct wire_hdr *h);
+int wire_type_known(uint16_t type);
+/* The exact payload size of a fixed-size type, or -1 if it varies. */
+long wire_fixed_len(uint16_t type, int from_helper);
+
+/* Whole frames appended to b. Return 0 or -errno (b->err). */
+int wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply);
+int wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
+    unsigned fdmask, unsigned nfds);
+int wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid);
+int wire_put_settled(struct wire_buf *b, uint32_t id,
+    const struct confine_result *r);
+int wire_put_error(struct wire_buf *b, uint32_t id, int err,
+    const char *message);
+int wire_put_empty(struct wire_buf *b, uint16_t type, uint32_t id);
+
+/* Payload decoders: 0, or -EBADMSG when the bytes are not exactly one. */
+int wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h,
+    int reply);
+int wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid);
+int wire_get_settled(const uint8_t *p, size_t len, struct confine_result *r);
+int wire_get_error(const uint8_t *p, size_t len, struct wire_error *e);
+
+/*
+ * A spawn payload into s. Strings point into p, which must outlive s;
+ * the pointer arrays are allocated in *arena, freed with free(). fdmask
+ * says which of stdin, stdout, stderr arrive as descriptors (bits 0-2);
+ * their fd fields are left -1 for the caller to fill. Returns 0 or
+ * -EBADMSG; semantic checks are spec_check's.
+ */
+int wire_get_spawn(const uint8_t *p, size_t len, struct spec *s,
+    unsigned *fdmask, void **arena);
+
+/* The refusal code for an errno. */
+enum wire_error_code wire_error_code_of(int err);
+
+#endif

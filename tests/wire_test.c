@@ -1,0 +1,414 @@
+/* The wire protocol: round trips, exact sizes, and hostile bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/wire.h"
+
+static const char *const argv3[] = { "cc", "-c", "x.c", NULL };
+static const char *const env2[] = { "A=1", "PATH=/bin", NULL };
+static const char *const dev1[] = { "/dev/zero", NULL };
+
+static void
+sample_spec(struct spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->exe = "/usr/bin/cc";
+	s->argv = argv3;
+	s->argc = 3;
+	s->envp = env2;
+	s->envc = 2;
+	s->scratch = "/tmp/j";
+	s->cwd = "/tmp/j/src";
+	s->devices = dev1;
+	s->ndevices = 1;
+	s->launcher = NULL;
+	s->deadline_ms = 1500;
+	s->grace_ms = 250;
+	s->backend = CONFINE_BACKEND_LANDLOCK;
+	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+}
+
+/* The payload of the first frame in b, checking its header. */
+static const uint8_t *
+payload(const struct wire_buf *b, uint16_t type, uint32_t id, uint32_t *len)
+{
+	struct wire_hdr h;
+
+	assert_true(b->len >= WIRE_HDR_LEN);
+	assert_int_equal(wire_hdr_decode(b->p, &h), 0);
+	assert_int_equal(h.type, type);
+	assert_int_equal(h.id, id);
+	assert_int_equal(b->len, WIRE_HDR_LEN + h.len);
+	*len = h.len;
+	return b->p + WIRE_HDR_LEN;
+}
+
+static void
+spawn_round_trips(void **state)
+{
+	struct wire_buf b = { 0 };
+	struct spec s, d;
+	unsigned mask;
+	uint32_t len;
+	void *arena;
+	const uint8_t *p;
+
+	sample_spec(&s);
+	assert_int_equal(wire_put_spawn(&b, 42, &s, 5, 2), 0);
+	p = payload(&b, WIRE_SPAWN, 42, &len);
+	assert_int_equal(wire_get_spawn(p, len, &d, &mask, &arena), 0);
+	assert_int_equal(mask, 5);
+	assert_string_equal(d.exe, s.exe);
+	assert_int_equal(d.argc, 3);
+	assert_string_equal(d.argv[2], "x.c");
+	assert_null(d.argv[3]);
+	assert_int_equal(d.envc, 2);
+	assert_string_equal(d.envp[1], "PATH=/bin");
+	assert_null(d.envp[2]);
+	assert_int_equal(d.ndevices, 1);
+	assert_string_equal(d.devices[0], "/dev/zero");
+	assert_string_equal(d.scratch, "/tmp/j");
+	assert_string_equal(d.cwd, "/tmp/j/src");
+	assert_null(d.launcher);
+	assert_int_equal(d.deadline_ms, 1500);
+	assert_int_equal(d.grace_ms, 250);
+	assert_int_equal(d.backend, CONFINE_BACKEND_LANDLOCK);
+	assert_int_equal(d.fd[0], -1);
+	free(arena);
+	wire_buf_free(&b);
+}
+
+static void
+settled_round_trips(void **state)
+{
+	struct confine_result r = {
+		.outcome = CONFINE_UNCERTAIN,
+		.reason = CONFINE_REASON_KILL_AMBIGUOUS, .exit_code = -1,
+		.signal = 9, .error = EPERM, .step = CONFINE_STEP_NONE,
+		.pid = 123, .pgid = 122, .backend = CONFINE_BACKEND_SEATBELT,
+		.proof = CONFINE_PROOF_PGID, .wall_us = INT64_C(1) << 40,
+		.user_us = 7, .sys_us = 8, .max_rss_kib = 9,
+	}, d;
+	struct wire_buf b = { 0 };
+	const uint8_t *p;
+	uint32_t len;
+
+	assert_int_equal(wire_put_settled(&b, 7, &r), 0);
+	p = payload(&b, WIRE_SETTLED, 7, &len);
+	assert_int_equal(len, WIRE_SETTLED_LEN);
+	assert_int_equal(wire_get_settled(p, len, &d), 0);
+	assert_memory_equal(&r, &d, sizeof(r));
+	wire_buf_free(&b);
+}
+
+static void
+small_messages_round_trip(void **state)
+{
+	struct wire_hello h = { .version_min = 1, .version_max = 3 }, d;
+	struct wire_buf b = { 0 };
+	struct wire_error e;
+	const uint8_t *p;
+	pid_t pid, pgid;
+	uint32_t len;
+
+	assert_int_equal(wire_put_hello(&b, &h, 0), 0);
+	p = payload(&b, WIRE_HELLO, 0, &len);
+	assert_int_equal(len, WIRE_HELLO_LEN);
+	assert_int_equal(wire_get_hello(p, len, &d, 0), 0);
+	assert_int_equal(d.version_max, 3);
+	wire_buf_free(&b);
+
+	h.version = 1;
+	h.pid = 99;
+	h.landlock_abi = -38;
+	assert_int_equal(wire_put_hello(&b, &h, 1), 0);
+	p = payload(&b, WIRE_HELLO, 0, &len);
+	assert_int_equal(len, WIRE_HELLO_REPLY_LEN);
+	assert_int_equal(wire_get_hello(p, len, &d, 1), 0);
+	assert_int_equal(d.pid, 99);
+	assert_int_equal(d.landlock_abi, -38);
+	wire_buf_free(&b);
+
+	assert_int_equal(wire_put_started(&b, 3, 1000, 999), 0);
+	p = payload(&b, WIRE_STARTED, 3, &len);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid), 0);
+	assert_int_equal(pid, 1000);
+	assert_int_equal(pgid, 999);
+	wire_buf_free(&b);
+
+	assert_int_equal(wire_put_error(&b, 4, ENOTSUP, "too old"), 0);
+	p = payload(&b, WIRE_ERROR, 4, &len);
+	assert_int_equal(wire_get_error(p, len, &e), 0);
+	assert_int_equal(e.err, ENOTSUP);
+	assert_int_equal(e.code, WIRE_ERR_UNSUPPORTED);
+	assert_string_equal(e.message, "too old");
+	wire_buf_free(&b);
+
+	assert_int_equal(wire_put_empty(&b, WIRE_CANCEL, 5), 0);
+	p = payload(&b, WIRE_CANCEL, 5, &len);
+	assert_int_equal(len, 0);
+	wire_buf_free(&b);
+}
+
+static void
+header_checks_length_and_fds_once(void **state)
+{
+	uint8_t buf[WIRE_HDR_LEN];
+	struct wire_hdr h = { WIRE_MAX_PAYLOAD, WIRE_SPAWN, 3, 1 }, d;
+
+	wire_hdr_encode(buf, &h);
+	assert_int_equal(wire_hdr_decode(buf, &d), 0);
+	h.len = WIRE_MAX_PAYLOAD + 1;
+	wire_hdr_encode(buf, &h);
+	assert_int_equal(wire_hdr_decode(buf, &d), -EMSGSIZE);
+	h.len = 0;
+	h.nfds = WIRE_MAX_FDS + 1;
+	wire_hdr_encode(buf, &h);
+	assert_int_equal(wire_hdr_decode(buf, &d), -EBADMSG);
+	memset(buf, 0xff, sizeof(buf));
+	assert_int_equal(wire_hdr_decode(buf, &d), -EMSGSIZE);
+	/* An unknown type is the caller's to refuse: it can be skipped. */
+	h.nfds = 0;
+	h.type = 99;
+	wire_hdr_encode(buf, &h);
+	assert_int_equal(wire_hdr_decode(buf, &d), 0);
+	assert_false(wire_type_known(d.type));
+}
+
+/* Every proper prefix of a valid spawn payload is refused. */
+static void
+truncated_spawn_is_refused_at_every_length(void **state)
+{
+	struct wire_buf b = { 0 };
+	struct spec s, d;
+	unsigned mask;
+	uint32_t len, n;
+	void *arena;
+	const uint8_t *p;
+
+	sample_spec(&s);
+	assert_int_equal(wire_put_spawn(&b, 1, &s, 0, 0), 0);
+	p = payload(&b, WIRE_SPAWN, 1, &len);
+	for (n = 0; n < len; n++) {
+		assert_int_equal(wire_get_spawn(p, n, &d, &mask, &arena), -EBADMSG);
+		assert_null(arena);
+	}
+	wire_buf_free(&b);
+}
+
+static void
+trailing_bytes_are_refused(void **state)
+{
+	struct wire_buf b = { 0 };
+	struct confine_result r;
+	struct spec s, d;
+	uint8_t big[WIRE_SETTLED_LEN + 1] = { 0 };
+	unsigned mask;
+	uint32_t len;
+	void *arena;
+	uint8_t *copy;
+	const uint8_t *p;
+
+	sample_spec(&s);
+	assert_int_equal(wire_put_spawn(&b, 1, &s, 0, 0), 0);
+	p = payload(&b, WIRE_SPAWN, 1, &len);
+	copy = calloc(1, len + 1);
+	memcpy(copy, p, len);
+	assert_int_equal(wire_get_spawn(copy, len + 1, &d, &mask, &arena), -EBADMSG);
+	free(copy);
+	wire_buf_free(&b);
+	big[0] = CONFINE_COMPLETED;
+	assert_int_equal(wire_get_settled(big, sizeof(big), &r), -EBADMSG);
+}
+
+static void
+fill_0xff_is_refused_by_every_decoder(void **state)
+{
+	uint8_t buf[512];
+	struct confine_result r;
+	struct wire_hello h;
+	struct wire_error e;
+	struct spec s;
+	unsigned mask;
+	void *arena;
+	pid_t a, b;
+	size_t n;
+
+	memset(buf, 0xff, sizeof(buf));
+	for (n = 0; n <= sizeof(buf); n += 7) {
+		assert_int_equal(wire_get_spawn(buf, n, &s, &mask, &arena), -EBADMSG);
+		assert_int_equal(wire_get_hello(buf, n, &h, 0), -EBADMSG);
+		assert_int_equal(wire_get_hello(buf, n, &h, 1), -EBADMSG);
+		assert_int_equal(wire_get_settled(buf, n, &r), -EBADMSG);
+		assert_int_equal(wire_get_error(buf, n, &e), -EBADMSG);
+	}
+	/* STARTED is two numbers: any eight bytes decode, no more, no fewer. */
+	assert_int_equal(wire_get_started(buf, 8, &a, &b), 0);
+	assert_int_equal(wire_get_started(buf, 7, &a, &b), -EBADMSG);
+	assert_int_equal(wire_get_started(buf, 9, &a, &b), -EBADMSG);
+}
+
+/* A spawn payload by hand: fixed part, then the strings as given. */
+static size_t
+raw_spawn(uint8_t *p, const uint8_t *strs, size_t slen)
+{
+	memset(p, 0, WIRE_SPAWN_FIXED);
+	p[0] = CONFINE_BACKEND_NONE;
+	memcpy(p + WIRE_SPAWN_FIXED, strs, slen);
+	return WIRE_SPAWN_FIXED + slen;
+}
+
+#define STR(n) 0, 0, 0, (n)
+
+static void
+strings_must_end_in_their_only_nul(void **state)
+{
+	/* exe "/x" without its terminator, then empty strings and counts. */
+	static const uint8_t no_nul[] = { STR(2), '/', 'x', STR(1), 0, STR(1), 0,
+		STR(1), 0, STR(0), STR(0), STR(0) };
+	static const uint8_t inner_nul[] = { STR(3), '/', 0, 0, STR(1), 0,
+		STR(1), 0, STR(1), 0, STR(0), STR(0), STR(0) };
+	static const uint8_t zero_len[] = { STR(0), STR(1), 0, STR(1), 0,
+		STR(1), 0, STR(0), STR(0), STR(0) };
+	static const uint8_t good[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
+		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0) };
+	uint8_t p[256];
+	struct spec s;
+	unsigned mask;
+	void *arena;
+
+	assert_int_equal(wire_get_spawn(p, raw_spawn(p, good, sizeof(good)), &s,
+	    &mask, &arena), 0);
+	assert_string_equal(s.exe, "/x");
+	assert_string_equal(s.argv[0], "x");
+	free(arena);
+	assert_int_equal(wire_get_spawn(p, raw_spawn(p, no_nul, sizeof(no_nul)),
+	    &s, &mask, &arena), -EBADMSG);
+	assert_int_equal(wire_get_spawn(p, raw_spawn(p, inner_nul,
+	    sizeof(inner_nul)), &s, &mask, &arena), -EBADMSG);
+	assert_int_equal(wire_get_spawn(p, raw_spawn(p, zero_len,
+	    sizeof(zero_len)), &s, &mask, &arena), -EBADMSG);
+}
+
+/* A count larger than the bytes left could hold is refused before malloc. */
+static void
+huge_counts_are_refused(void **state)
+{
+	static const uint8_t huge[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
+		STR(1), 0, 0xff, 0xff, 0xff, 0xff, STR(0), STR(0) };
+	static const uint8_t just_over[] = { STR(3), '/', 'x', 0, STR(1), 0,
+		STR(1), 0, STR(1), 0, STR(2), STR(2), 'x', 0 };
+	uint8_t p[256];
+	struct spec s;
+	unsigned mask;
+	void *arena;
+
+	assert_int_equal(wire_get_spawn(p, raw_spawn(p, huge, sizeof(huge)), &s,
+	    &mask, &arena), -EBADMSG);
+	assert_int_equal(wire_get_spawn(p, raw_spawn(p, just_over,
+	    sizeof(just_over)), &s, &mask, &arena), -EBADMSG);
+}
+
+static void
+reserved_bits_and_enums_out_of_range_are_refused(void **state)
+{
+	static const uint8_t good[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
+		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0) };
+	struct confine_result r = { .outcome = CONFINE_COMPLETED }, d;
+	struct wire_buf b = { 0 };
+	uint8_t p[256], *q;
+	uint32_t len;
+	struct spec s;
+	unsigned mask;
+	void *arena;
+	size_t n;
+
+	n = raw_spawn(p, good, sizeof(good));
+	p[1] = 8;  /* stdio mask has three bits */
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
+	p[1] = 0;
+	p[3] = 1;  /* reserved */
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
+
+	assert_int_equal(wire_put_settled(&b, 1, &r), 0);
+	q = b.p + WIRE_HDR_LEN;
+	len = WIRE_SETTLED_LEN;
+	q[0] = 9;  /* no such outcome */
+	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
+	q[0] = CONFINE_COMPLETED;
+	q[1] = 77; /* no such reason */
+	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
+	wire_buf_free(&b);
+}
+
+static void
+hello_checks_magic_and_versions(void **state)
+{
+	struct wire_hello h = { .version_min = 1, .version_max = 1 }, d;
+	struct wire_buf b = { 0 };
+	uint8_t *p;
+
+	assert_int_equal(wire_put_hello(&b, &h, 0), 0);
+	p = b.p + WIRE_HDR_LEN;
+	p[0] ^= 1;
+	assert_int_equal(wire_get_hello(p, WIRE_HELLO_LEN, &d, 0), -EBADMSG);
+	p[0] ^= 1;
+	p[5] = 2;  /* min 2 > max 1 */
+	assert_int_equal(wire_get_hello(p, WIRE_HELLO_LEN, &d, 0), -EBADMSG);
+	wire_buf_free(&b);
+}
+
+static void
+oversized_spawn_is_refused_by_the_encoder(void **state)
+{
+	static char big[WIRE_MAX_PAYLOAD];
+	const char *argv[] = { big, NULL };
+	struct wire_buf b = { 0 };
+	struct spec s;
+
+	sample_spec(&s);
+	memset(big, 'a', sizeof(big) - 1);
+	s.argv = argv;
+	s.argc = 1;
+	assert_int_equal(wire_put_spawn(&b, 1, &s, 0, 0), -EMSGSIZE);
+	wire_buf_free(&b);
+}
+
+static void
+error_codes_follow_errnos(void **state)
+{
+	assert_int_equal(wire_error_code_of(EINVAL), WIRE_ERR_INVALID);
+	assert_int_equal(wire_error_code_of(ENOTSUP), WIRE_ERR_UNSUPPORTED);
+	assert_int_equal(wire_error_code_of(EMSGSIZE), WIRE_ERR_TOO_LARGE);
+	assert_int_equal(wire_error_code_of(ENOSYS), WIRE_ERR_UNKNOWN_TYPE);
+	assert_int_equal(wire_error_code_of(EBADMSG), WIRE_ERR_MALFORMED);
+	assert_int_equal(wire_error_code_of(EAGAIN), WIRE_ERR_REFUSED);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(spawn_round_trips),
+		cmocka_unit_test(settled_round_trips),
+		cmocka_unit_test(small_messages_round_trip),
+		cmocka_unit_test(header_checks_length_and_fds_once),
+		cmocka_unit_test(truncated_spawn_is_refused_at_every_length),
+		cmocka_unit_test(trailing_bytes_are_refused),
+		cmocka_unit_test(fill_0xff_is_refused_by_every_decoder),
+		cmocka_unit_test(strings_must_end_in_their_only_nul),
+		cmocka_unit_test(huge_counts_are_refused),
+		cmocka_unit_test(reserved_bits_and_enums_out_of_range_are_refused),
+		cmocka_unit_test(hello_checks_magic_and_versions),
+		cmocka_unit_test(oversized_spawn_is_refused_by_the_encoder),
+		cmocka_unit_test(error_codes_follow_errnos),
+	};
+
+	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
+}
