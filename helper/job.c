@@ -559,8 +559,7 @@ job_run(const struct spec *s, const struct job_env *env,
 		if (job_timer(&j) <= now)
 			job_tick(&j, now);
 	}
-	while (waitpid(j.shep, NULL, 0) < 0 && errno == EINTR)
-		;
+	proc_reap(j.shep, NULL);
 	if (j.events & JOB_EV_REFUSED) {
 		*why = j.why;
 		return j.refused;

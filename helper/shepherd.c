@@ -138,8 +138,7 @@ reap_job(struct shep *s)
 		r.type = SHEP_WAIT_FAILED;
 		r.err = got < 0 ? errno : ECHILD;
 		/* Reap it anyway, or it would be reported to us for ever. */
-		while (waitpid(s->job, &status, 0) < 0 && errno == EINTR)
-			;
+		proc_reap(s->job, &status);
 	} else {
 		r.status = status;
 		r.wall_us = (clock_ns() - s->t_fork) / 1000;
@@ -159,22 +158,13 @@ reap_job(struct shep *s)
 static void
 reap(struct shep *s)
 {
-	siginfo_t si;
+	pid_t pid;
 
-	for (;;) {
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
-			if (errno == EINTR)
-				continue;
-			return;  /* ECHILD: no children at all */
-		}
-		if (si.si_pid == 0)
-			return;
-		if (si.si_pid == s->job && !s->reaped)
+	while ((pid = proc_exited_child()) > 0) {
+		if (pid == s->job && !s->reaped)
 			reap_job(s);
 		else
-			while (waitpid(si.si_pid, NULL, 0) < 0 && errno == EINTR)
-				;
+			proc_reap(pid, NULL);
 	}
 }
 
@@ -251,8 +241,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	if (setpgid(0, home) != 0) {
 		rc = errno;
 		kill(-s.group, SIGKILL);
-		while (waitpid(s.job, NULL, 0) < 0 && errno == EINTR)
-			;
+		proc_reap(s.job, NULL);
 		setup_failed(&s, rc);
 	}
 	sigprocmask(SIG_UNBLOCK, &chld, NULL);
@@ -282,8 +271,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	if (!s.reaped) {
 		/* Released early or the helper died: the job must not outlive us. */
 		kill(-s.group, SIGKILL);
-		while (waitpid(s.job, NULL, 0) < 0 && errno == EINTR)
-			;
+		proc_reap(s.job, NULL);
 	}
 	_exit(0);
 }

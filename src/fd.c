@@ -1,6 +1,9 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/fd.h"
@@ -151,4 +154,114 @@ fd_closep(int *fd)
 		close(*fd);
 	*fd = -1;
 	errno = saved;
+}
+
+void
+proc_reap(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+pid_t
+proc_exited_child(void)
+{
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+			return si.si_pid;
+		if (errno != EINTR)
+			return 0;  /* ECHILD: no children at all */
+	}
+}
+
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
+#ifndef MSG_CMSG_CLOEXEC
+#define MSG_CMSG_CLOEXEC 0
+#endif
+#define FD_MAX_PASS 16
+
+ssize_t
+fd_send_with(int fd, const void *buf, size_t len, const int *fds, size_t nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * FD_MAX_PASS)];
+	} ctl;
+	struct iovec iov = { (void *)(uintptr_t)buf, len };
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (nfds > FD_MAX_PASS)
+		return -EINVAL;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (nfds > 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	do
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+ssize_t
+fd_recv_with(int fd, void *buf, size_t len, int flags, int *fds,
+    size_t maxfds, size_t *nfds, int *excess)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * FD_MAX_PASS)];
+	} ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	size_t i, k;
+	ssize_t n;
+	int *got;
+
+	*nfds = 0;
+	*excess = 0;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	/* Room for one more than wanted, so that too many is noticed. */
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) *
+	    (maxfds < FD_MAX_PASS ? maxfds + 1 : FD_MAX_PASS));
+	do
+		n = recvmsg(fd, &msg, flags | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&msg); cm != NULL; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		got = (int *)(void *)CMSG_DATA(cm);
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			if (*nfds < maxfds) {
+				fds[(*nfds)++] = got[i];
+			} else {
+				close(got[i]);
+				*excess = 1;
+			}
+		}
+	}
+	if (msg.msg_flags & MSG_CTRUNC)
+		*excess = 1;
+	return n;
 }

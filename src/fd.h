@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 int fd_cloexec(int fd);
 int fd_nonblock(int fd);
@@ -22,6 +23,23 @@ void fd_close_except(const int *keep, size_t n);
  * fd_read_full gives -EPIPE on end of file before len bytes. */
 int fd_read_full(int fd, void *buf, size_t len);
 int fd_write_full(int fd, const void *buf, size_t len);
+
+/* Reaps pid, retrying on EINTR; status may be NULL. */
+void proc_reap(pid_t pid, int *status);
+/* A child that has exited, left unreaped for the caller; 0 when none. */
+pid_t proc_exited_child(void);
+
+/*
+ * sendmsg with up to 16 descriptors riding on the first byte; returns bytes
+ * sent or -errno. recvmsg that keeps at most maxfds descriptors in fds
+ * (close-on-exec where the system can) and closes any beyond: *nfds says
+ * how many were kept, *excess whether any were closed or truncated.
+ * Returns bytes read, 0 at end of file, or -errno.
+ */
+ssize_t fd_send_with(int fd, const void *buf, size_t len, const int *fds,
+    size_t nfds);
+ssize_t fd_recv_with(int fd, void *buf, size_t len, int flags, int *fds,
+    size_t maxfds, size_t *nfds, int *excess);
 
 /* Closes *fd if it is open and sets it to -1, keeping errno. */
 void fd_closep(int *fd);

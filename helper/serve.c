@@ -1,0 +1,848 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "helper/job.h"
+#include "helper/serve.h"
+#include "src/clock.h"
+#include "src/fd.h"
+#include "src/wire.h"
+
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
+
+#define OUT_HIGH (1u << 20)   /* stop reading a peer that does not read */
+#define READ_CHUNK 65536
+#define CONN_BUCKETS 256
+#define PID_BUCKETS 1024
+#define MAX_QUEUED_FDS (2 * WIRE_MAX_FDS)
+
+struct conn;
+
+struct hjob {
+	struct job j;
+	struct conn *conn;            /* NULL once the connection is gone */
+	uint32_t id;
+	size_t heap;                  /* index in the timer heap */
+	struct hjob *by_id;           /* conn's hash chain */
+	struct hjob *by_pid;          /* the server's hash chain */
+	TAILQ_ENTRY(hjob) all;
+	TAILQ_ENTRY(hjob) mine;
+};
+
+struct conn {
+	int fd;
+	uint8_t *in;
+	size_t inlen, incap;
+	int fdq[MAX_QUEUED_FDS];
+	size_t nfdq;
+	struct wire_buf out;
+	size_t outoff;
+	bool hello;
+	bool shutdown;                /* asked to stop: ack once its jobs are done */
+	bool closing;                 /* flush what is queued, then close */
+	size_t njobs;
+	struct hjob *ids[CONN_BUCKETS];
+	TAILQ_HEAD(, hjob) jobs;
+	TAILQ_ENTRY(conn) link;
+};
+
+struct srv {
+	struct job_env env;
+	int listen_fd;
+	int64_t listen_paused_until;
+	bool single;
+	bool stopping;
+	bool cancelled_all;
+	pid_t parent;
+	uid_t self;
+	const uid_t *allow;
+	size_t nallow;
+	TAILQ_HEAD(, conn) conns;
+	TAILQ_HEAD(, hjob) jobs;
+	size_t nconns, njobs;
+	struct hjob *pids[PID_BUCKETS];
+	struct hjob **heap;
+	size_t nheap, capheap;
+	struct pollfd *pfd;
+	void **pobj;
+	size_t pcap;
+};
+
+static int sig_fd = -1;
+
+static void
+on_signal(int sig)
+{
+	unsigned char b = (unsigned char)sig;
+	int saved = errno;
+
+	if (write(sig_fd, &b, 1) < 0) {
+		/* Full: the loop is already behind on signals; it reaps all. */
+	}
+	errno = saved;
+}
+
+/* ---- the timer heap, keyed by job_timer() ---- */
+
+static int64_t
+key(const struct hjob *h)
+{
+	return job_timer(&h->j);
+}
+
+static void
+heap_swap(struct srv *s, size_t a, size_t b)
+{
+	struct hjob *t = s->heap[a];
+
+	s->heap[a] = s->heap[b];
+	s->heap[b] = t;
+	s->heap[a]->heap = a;
+	s->heap[b]->heap = b;
+}
+
+static void
+heap_fix(struct srv *s, struct hjob *h)
+{
+	size_t i = h->heap, c;
+
+	while (i > 0 && key(s->heap[(i - 1) / 2]) > key(s->heap[i])) {
+		heap_swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && key(s->heap[c + 1]) < key(s->heap[c]))
+			c++;
+		if (key(s->heap[i]) <= key(s->heap[c]))
+			break;
+		heap_swap(s, i, c);
+		i = c;
+	}
+}
+
+static int
+heap_add(struct srv *s, struct hjob *h)
+{
+	struct hjob **n;
+
+	if (s->nheap == s->capheap) {
+		n = realloc(s->heap, (s->capheap ? s->capheap * 2 : 64) * sizeof(*n));
+		if (n == NULL)
+			return -ENOMEM;
+		s->heap = n;
+		s->capheap = s->capheap ? s->capheap * 2 : 64;
+	}
+	h->heap = s->nheap;
+	s->heap[s->nheap++] = h;
+	heap_fix(s, h);
+	return 0;
+}
+
+static void
+heap_del(struct srv *s, struct hjob *h)
+{
+	size_t i = h->heap;
+
+	s->nheap--;
+	if (i != s->nheap) {
+		heap_swap(s, i, s->nheap);
+		heap_fix(s, s->heap[i]);
+	}
+}
+
+/* ---- lookups ---- */
+
+static struct hjob **
+id_slot(struct conn *c, uint32_t id)
+{
+	struct hjob **p = &c->ids[id % CONN_BUCKETS];
+
+	while (*p != NULL && (*p)->id != id)
+		p = &(*p)->by_id;
+	return p;
+}
+
+static struct hjob **
+pid_slot(struct srv *s, pid_t pid)
+{
+	struct hjob **p = &s->pids[(unsigned)pid % PID_BUCKETS];
+
+	while (*p != NULL && job_shepherd(&(*p)->j) != pid)
+		p = &(*p)->by_pid;
+	return p;
+}
+
+/* ---- output ---- */
+
+static void
+conn_flush(struct conn *c)
+{
+	ssize_t n;
+
+	while (c->outoff < c->out.len) {
+		n = send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
+		    MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			/* The peer is gone: drop what it will never read. */
+			c->outoff = c->out.len;
+			c->closing = true;
+			break;
+		}
+		c->outoff += (size_t)n;
+	}
+	c->out.len = c->outoff = 0;
+}
+
+static void
+reply_error(struct conn *c, uint32_t id, int err, const char *why)
+{
+	(void)wire_put_error(&c->out, id, err, why ? why : strerror(err));
+}
+
+/* A peer that broke the framing: say why, then stop reading it. */
+static void
+conn_fatal(struct conn *c, uint32_t id, int err, const char *why)
+{
+	reply_error(c, id, err, why);
+	c->closing = true;
+}
+
+/* ---- jobs ---- */
+
+static void
+job_detach(struct srv *s, struct hjob *h)
+{
+	struct conn *c = h->conn;
+
+	if (c == NULL)
+		return;
+	*id_slot(c, h->id) = h->by_id;
+	TAILQ_REMOVE(&c->jobs, h, mine);
+	c->njobs--;
+	h->conn = NULL;
+	if (c->shutdown && c->njobs == 0) {
+		(void)wire_put_empty(&c->out, WIRE_SHUTDOWN, 0);
+		c->closing = true;
+	}
+	(void)s;
+}
+
+/* Sends what the job's last step produced, and re-files its timer. */
+static void
+job_after(struct srv *s, struct hjob *h)
+{
+	struct conn *c = h->conn;
+	unsigned ev = h->j.events;
+
+	h->j.events = 0;
+	if (c != NULL) {
+		if (ev & JOB_EV_STARTED)
+			(void)wire_put_started(&c->out, h->id, h->j.result.pid,
+			    h->j.result.pgid);
+		if (ev & JOB_EV_REFUSED)
+			reply_error(c, h->id, -h->j.refused, h->j.why);
+		if (ev & JOB_EV_SETTLED)
+			(void)wire_put_settled(&c->out, h->id, &h->j.result);
+	}
+	if (h->j.phase == JOB_DONE)
+		job_detach(s, h);
+	heap_fix(s, h);
+}
+
+static void
+job_free(struct srv *s, struct hjob *h)
+{
+	job_detach(s, h);
+	*pid_slot(s, job_shepherd(&h->j)) = h->by_pid;
+	heap_del(s, h);
+	TAILQ_REMOVE(&s->jobs, h, all);
+	s->njobs--;
+	free(h);
+}
+
+static void
+reap(struct srv *s)
+{
+	struct hjob *h;
+	pid_t pid;
+
+	while ((pid = proc_exited_child()) > 0) {
+		h = *pid_slot(s, pid);
+		if (h != NULL && h->j.phase != JOB_DONE) {
+			/* Read what it said before it died, then settle. */
+			job_input(&h->j, clock_ns());
+			job_shepherd_lost(&h->j, clock_ns());
+			job_after(s, h);
+		}
+		proc_reap(pid, NULL);
+		if (h != NULL)
+			job_free(s, h);
+	}
+}
+
+static void
+cancel_all(struct srv *s)
+{
+	struct hjob *h;
+	int64_t now = clock_ns();
+
+	TAILQ_FOREACH(h, &s->jobs, all) {
+		job_cancel(&h->j, now);
+		job_after(s, h);
+	}
+}
+
+/* ---- requests ---- */
+
+static unsigned
+popcount3(unsigned m)
+{
+	return (m & 1) + (m >> 1 & 1) + (m >> 2 & 1);
+}
+
+static void
+on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
+    const uint8_t *p, int *fds)
+{
+	struct hjob *h = NULL;
+	const char *why = NULL;
+	struct spec spec;
+	unsigned mask, i, k = 0;
+	void *arena = NULL;
+	int rc;
+
+	if (hd->id == 0 || *id_slot(c, hd->id) != NULL) {
+		reply_error(c, hd->id, EEXIST, "job id 0 or already in use");
+		return;
+	}
+	if (s->stopping || c->shutdown) {
+		reply_error(c, hd->id, ESHUTDOWN, "the helper is shutting down");
+		return;
+	}
+	if (c->njobs >= SERVE_MAX_JOBS_PER_CONN) {
+		reply_error(c, hd->id, EAGAIN, "too many jobs on this connection");
+		return;
+	}
+	rc = wire_get_spawn(p, hd->len, &spec, &mask, &arena);
+	if (rc == 0 && popcount3(mask) != hd->nfds) {
+		rc = -EBADMSG;
+		why = "descriptor count does not match the stdio mask";
+	}
+	if (rc != 0) {
+		reply_error(c, hd->id, -rc, why ? why : "malformed spawn request");
+		free(arena);
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		if (mask & (1u << i))
+			spec.fd[i] = fds[k++];
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		reply_error(c, hd->id, ENOMEM, NULL);
+		free(arena);
+		return;
+	}
+	rc = job_start(&h->j, &spec, &s->env, clock_ns(), &why);
+	free(arena);
+	if (rc == 0)
+		rc = heap_add(s, h);
+	if (rc != 0) {
+		if (job_fd(&h->j) >= 0) {
+			/* Started but untracked: it must not outlive this. */
+			job_cancel(&h->j, clock_ns());
+		}
+		reply_error(c, hd->id, -rc, why);
+		free(h);
+		return;
+	}
+	h->id = hd->id;
+	h->conn = c;
+	*id_slot(c, h->id) = h;
+	TAILQ_INSERT_TAIL(&c->jobs, h, mine);
+	c->njobs++;
+	h->by_pid = s->pids[(unsigned)job_shepherd(&h->j) % PID_BUCKETS];
+	s->pids[(unsigned)job_shepherd(&h->j) % PID_BUCKETS] = h;
+	TAILQ_INSERT_TAIL(&s->jobs, h, all);
+	s->njobs++;
+}
+
+static void
+on_hello(struct srv *s, struct conn *c, const struct wire_hdr *hd,
+    const uint8_t *p)
+{
+	struct wire_hello hi;
+
+	if (wire_get_hello(p, hd->len, &hi, 0) != 0) {
+		conn_fatal(c, 0, EBADMSG, "malformed hello");
+		return;
+	}
+	if (hi.version_min > WIRE_VERSION || hi.version_max < WIRE_VERSION) {
+		conn_fatal(c, 0, EPROTONOSUPPORT, "no protocol version in common");
+		return;
+	}
+	hi.version = WIRE_VERSION;
+	hi.pid = (uint32_t)getpid();
+	hi.landlock_abi = s->env.landlock_abi;
+	(void)wire_put_hello(&c->out, &hi, 1);
+	c->hello = true;
+}
+
+static void
+on_frame(struct srv *s, struct conn *c, const struct wire_hdr *hd,
+    const uint8_t *p, int *fds)
+{
+	long fixed = wire_fixed_len(hd->type, 0);
+	struct hjob *h;
+
+	if (!c->hello && hd->type != WIRE_HELLO) {
+		conn_fatal(c, hd->id, EPROTO, "hello first");
+		return;
+	}
+	if (!wire_type_known(hd->type)) {
+		reply_error(c, hd->id, ENOSYS, "unknown message type");
+		return;
+	}
+	if (hd->type != WIRE_SPAWN && hd->nfds != 0) {
+		reply_error(c, hd->id, EBADMSG, "descriptors on a message that takes none");
+		return;
+	}
+	if (fixed >= 0 && hd->len != (uint32_t)fixed) {
+		reply_error(c, hd->id, EBADMSG, "wrong payload size for its type");
+		return;
+	}
+	switch (hd->type) {
+	case WIRE_HELLO:
+		if (c->hello)
+			reply_error(c, 0, EPROTO, "hello twice");
+		else
+			on_hello(s, c, hd, p);
+		break;
+	case WIRE_SPAWN:
+		on_spawn(s, c, hd, p, fds);
+		break;
+	case WIRE_CANCEL:
+		/* Unknown ids are jobs already settled: nothing to do. */
+		if ((h = *id_slot(c, hd->id)) != NULL) {
+			job_cancel(&h->j, clock_ns());
+			job_after(s, h);
+		}
+		break;
+	case WIRE_SHUTDOWN:
+		c->shutdown = true;
+		TAILQ_FOREACH(h, &c->jobs, mine)
+			job_cancel(&h->j, clock_ns());
+		if (c->njobs == 0) {
+			(void)wire_put_empty(&c->out, WIRE_SHUTDOWN, 0);
+			c->closing = true;
+		}
+		break;
+	default:
+		reply_error(c, hd->id, EPROTO, "not a request");
+		break;
+	}
+}
+
+static void
+close_fds(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* Parses every whole frame in the input buffer. */
+static void
+conn_parse(struct srv *s, struct conn *c)
+{
+	struct wire_hdr hd;
+	size_t off = 0, frame;
+	int fds[WIRE_MAX_FDS] = { -1, -1, -1 }, rc;
+	unsigned i;
+
+	while (!c->closing && c->inlen - off >= WIRE_HDR_LEN) {
+		rc = wire_hdr_decode(c->in + off, &hd);
+		if (rc != 0) {
+			conn_fatal(c, hd.id, -rc, rc == -EMSGSIZE ?
+			    "frame too large" : "too many descriptors");
+			break;
+		}
+		frame = WIRE_HDR_LEN + hd.len;
+		if (c->inlen - off < frame)
+			break;
+		if (hd.nfds > c->nfdq) {
+			conn_fatal(c, hd.id, EBADMSG, "descriptors missing");
+			break;
+		}
+		for (i = 0; i < hd.nfds; i++)
+			fds[i] = c->fdq[i];
+		memmove(c->fdq, c->fdq + hd.nfds, (c->nfdq - hd.nfds) * sizeof(int));
+		c->nfdq -= hd.nfds;
+		on_frame(s, c, &hd, c->in + off + WIRE_HDR_LEN, fds);
+		/* The shepherd has its copies now; ours are not needed. */
+		close_fds(fds, hd.nfds);
+		off += frame;
+	}
+	memmove(c->in, c->in + off, c->inlen - off);
+	c->inlen -= off;
+	if (c->inlen == 0 && c->nfdq > 0) {
+		/* Descriptors no frame asked for: close them, say so. */
+		close_fds(c->fdq, c->nfdq);
+		c->nfdq = 0;
+		reply_error(c, 0, EBADMSG, "unexpected descriptors");
+	}
+}
+
+static int
+conn_read(struct srv *s, struct conn *c)
+{
+	int fds[MAX_QUEUED_FDS], excess;
+	size_t nfds, i;
+	ssize_t got;
+	uint8_t *in;
+
+	if (c->incap - c->inlen < READ_CHUNK) {
+		if (c->incap >= WIRE_HDR_LEN + WIRE_MAX_PAYLOAD + READ_CHUNK) {
+			conn_fatal(c, 0, EMSGSIZE, "input buffer full");
+			return -1;
+		}
+		in = realloc(c->in, c->incap + READ_CHUNK);
+		if (in == NULL)
+			return -1;
+		c->in = in;
+		c->incap += READ_CHUNK;
+	}
+	got = fd_recv_with(c->fd, c->in + c->inlen, c->incap - c->inlen, 0,
+	    fds, MAX_QUEUED_FDS - c->nfdq, &nfds, &excess);
+	if (got == -EAGAIN || got == -EWOULDBLOCK)
+		return 0;
+	for (i = 0; i < nfds; i++)
+		c->fdq[c->nfdq++] = fds[i];
+	if (excess) {
+		conn_fatal(c, 0, EBADMSG, "too many descriptors");
+		return -1;
+	}
+	if (got <= 0)
+		return -1;
+	c->inlen += (size_t)got;
+	conn_parse(s, c);
+	return 0;
+}
+
+static void
+conn_close(struct srv *s, struct conn *c)
+{
+	struct hjob *h;
+	int64_t now = clock_ns();
+
+	/* Its host is gone: nothing of its jobs may outlive it. */
+	while ((h = TAILQ_FIRST(&c->jobs)) != NULL) {
+		job_cancel(&h->j, now);
+		job_detach(s, h);
+		heap_fix(s, h);
+	}
+	close_fds(c->fdq, c->nfdq);
+	TAILQ_REMOVE(&s->conns, c, link);
+	s->nconns--;
+	close(c->fd);
+	free(c->in);
+	wire_buf_free(&c->out);
+	free(c);
+}
+
+static int
+peer_allowed(const struct srv *s, int fd)
+{
+	uid_t uid;
+	gid_t gid;
+	size_t i;
+
+	if (getpeereid(fd, &uid, &gid) != 0)
+		return 0;
+	if (uid == s->self)
+		return 1;
+	for (i = 0; i < s->nallow; i++)
+		if (uid == s->allow[i])
+			return 1;
+	return 0;
+}
+
+static struct conn *
+conn_add(struct srv *s, int fd)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL) {
+		close(fd);
+		return NULL;
+	}
+	(void)fd_nonblock(fd);
+	(void)fd_cloexec(fd);
+	c->fd = fd;
+	TAILQ_INIT(&c->jobs);
+	TAILQ_INSERT_TAIL(&s->conns, c, link);
+	s->nconns++;
+	return c;
+}
+
+static void
+accept_one(struct srv *s)
+{
+	struct conn *c;
+	int fd;
+
+	fd = accept(s->listen_fd, NULL, NULL);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+			s->listen_paused_until = clock_ns() + 100 * 1000000LL;
+		return;
+	}
+	c = conn_add(s, fd);
+	if (c != NULL && !peer_allowed(s, fd))
+		conn_fatal(c, 0, EACCES, "this helper does not serve your uid");
+}
+
+/* ---- the loop ---- */
+
+static int
+poll_add(struct srv *s, size_t *n, int fd, short events, void *obj)
+{
+	struct pollfd *p;
+	void **o;
+
+	if (*n == s->pcap) {
+		size_t cap = s->pcap ? s->pcap * 2 : 64;
+
+		p = realloc(s->pfd, cap * sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		s->pfd = p;
+		o = realloc(s->pobj, cap * sizeof(*o));
+		if (o == NULL)
+			return -ENOMEM;
+		s->pobj = o;
+		s->pcap = cap;
+	}
+	s->pfd[*n].fd = fd;
+	s->pfd[*n].events = events;
+	s->pfd[*n].revents = 0;
+	s->pobj[*n] = obj;
+	(*n)++;
+	return 0;
+}
+
+static int
+poll_timeout(const struct srv *s, int64_t now)
+{
+	int64_t t = s->nheap ? key(s->heap[0]) : INT64_MAX, ms;
+
+	if (s->listen_paused_until > now && s->listen_paused_until < t)
+		t = s->listen_paused_until;
+	if (t == INT64_MAX)
+		return -1;
+	if (t <= now)
+		return 0;
+	ms = (t - now + 999999) / 1000000;
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+static void
+on_signals(struct srv *s, int fd)
+{
+	unsigned char buf[64];
+	ssize_t n, i;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++) {
+			if (buf[i] == SIGTERM || buf[i] == SIGINT)
+				s->stopping = true;
+			/* SIGHUP is our parent-death signal; check it is so. */
+			if (buf[i] == SIGHUP && s->parent > 0 &&
+			    getppid() != s->parent)
+				s->stopping = true;
+		}
+	reap(s);
+}
+
+static int
+set_signals(int sigp[2])
+{
+	static const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa;
+	sigset_t mask;
+	size_t i;
+	int rc;
+
+	if ((rc = fd_pipe(sigp)) != 0 || (rc = fd_nonblock(sigp[0])) != 0 ||
+	    (rc = fd_nonblock(sigp[1])) != 0)
+		return rc;
+	sig_fd = sigp[1];
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&mask, sigs[i]);
+	}
+	/* Whoever started us may have held them until now. */
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	return 0;
+}
+
+static bool
+done(struct srv *s)
+{
+	if (s->single && s->nconns == 0)
+		s->stopping = true;
+	if (!s->stopping)
+		return false;
+	if (!s->cancelled_all) {
+		s->cancelled_all = true;
+		if (s->listen_fd >= 0) {
+			close(s->listen_fd);
+			s->listen_fd = -1;
+		}
+		cancel_all(s);
+	}
+	return s->njobs == 0;
+}
+
+/* One poll over everything: signals, listener, shepherds, connections. */
+static void
+step(struct srv *s, int sigfd)
+{
+	struct conn *c, *cn;
+	struct hjob *h;
+	size_t n = 0, i, first_conn;
+	int64_t now = clock_ns();
+	bool listening = s->listen_fd >= 0 && s->listen_paused_until <= now;
+
+	(void)poll_add(s, &n, sigfd, POLLIN, NULL);
+	(void)poll_add(s, &n, listening ? s->listen_fd : -1, POLLIN, NULL);
+	TAILQ_FOREACH(h, &s->jobs, all)
+		if (job_fd(&h->j) >= 0)
+			(void)poll_add(s, &n, job_fd(&h->j), POLLIN, h);
+	first_conn = n;
+	TAILQ_FOREACH(c, &s->conns, link) {
+		short ev = 0;
+
+		if (!c->closing && c->out.len - c->outoff < OUT_HIGH)
+			ev |= POLLIN;
+		if (c->outoff < c->out.len)
+			ev |= POLLOUT;
+		(void)poll_add(s, &n, c->fd, ev, c);
+	}
+	if (poll(s->pfd, n, poll_timeout(s, now)) < 0 && errno != EINTR)
+		return;
+	now = clock_ns();
+	/* Jobs, then connections, then reaping (which frees jobs) last. */
+	for (i = 2; i < first_conn; i++) {
+		if (s->pfd[i].revents == 0)
+			continue;
+		h = s->pobj[i];
+		job_input(&h->j, now);
+		job_after(s, h);
+	}
+	for (i = first_conn; i < n; i++) {
+		c = s->pobj[i];
+		if ((s->pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !c->closing && conn_read(s, c) != 0)
+			c->closing = true;
+	}
+	while (s->nheap > 0 && key(s->heap[0]) <= now) {
+		h = s->heap[0];
+		job_tick(&h->j, now);
+		job_after(s, h);
+	}
+	TAILQ_FOREACH_SAFE(c, &s->conns, link, cn) {
+		if (c->outoff < c->out.len)
+			conn_flush(c);
+		if (c->closing && c->outoff >= c->out.len)
+			conn_close(s, c);
+	}
+	if (s->pfd[0].revents)
+		on_signals(s, sigfd);
+	if (s->pfd[1].revents && s->listen_fd >= 0)
+		accept_one(s);
+}
+
+int
+serve(const struct serve_opts *o)
+{
+	struct srv s;
+	int keep[5], sigp[2] = { -1, -1 }, rc = 0;
+	struct hjob *h;
+	struct conn *c;
+
+	keep[0] = 0;
+	keep[1] = 1;
+	keep[2] = 2;
+	keep[3] = o->fd;
+	keep[4] = o->listen_fd;
+	fd_close_except(keep, 5);
+	memset(&s, 0, sizeof(s));
+	TAILQ_INIT(&s.conns);
+	TAILQ_INIT(&s.jobs);
+	s.listen_fd = o->listen_fd;
+	s.single = o->listen_fd < 0;
+	s.parent = o->parent;
+	s.self = geteuid();
+	s.allow = o->allow;
+	s.nallow = o->nallow;
+	if (set_signals(sigp) != 0)
+		return 1;
+#ifdef __linux__
+	if (s.parent > 0) {
+		prctl(PR_SET_PDEATHSIG, SIGHUP, 0, 0, 0);
+		if (getppid() != s.parent)
+			s.stopping = true;
+	}
+#endif
+	job_env_init(&s.env);
+	if (s.listen_fd >= 0)
+		(void)fd_nonblock(s.listen_fd);
+	if (o->fd >= 0 && conn_add(&s, o->fd) == NULL)
+		rc = 1;
+	while (rc == 0 && !done(&s))
+		step(&s, sigp[0]);
+	while ((c = TAILQ_FIRST(&s.conns)) != NULL) {
+		conn_flush(c);
+		conn_close(&s, c);
+	}
+	while ((h = TAILQ_FIRST(&s.jobs)) != NULL)
+		job_free(&s, h);
+	job_env_fini(&s.env);
+	free(s.heap);
+	free(s.pfd);
+	free(s.pobj);
+	close(sigp[0]);
+	close(sigp[1]);
+	return rc;
+}
