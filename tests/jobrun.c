@@ -27,16 +27,12 @@ void
 jr_init(struct jr *j, enum confine_backend backend, const char *scratch, ...)
 {
 	va_list ap;
-	size_t n = 0;
-	const char *a;
+	size_t n;
 
 	memset(j, 0, sizeof(*j));
-	j->argv[n++] = "fixture";
 	va_start(ap, scratch);
-	while ((a = va_arg(ap, const char *)) != NULL && n < 15)
-		j->argv[n++] = a;
+	n = tu_fixture_argv(j->argv, sizeof(j->argv) / sizeof(j->argv[0]), ap);
 	va_end(ap);
-	j->argv[n] = NULL;
 	j->spec.exe = jr_fixture;
 	j->spec.argv = j->argv;
 	j->spec.argc = n;

@@ -26,6 +26,19 @@ die(const char *what, const char *arg)
 	abort();
 }
 
+size_t
+tu_fixture_argv(const char **argv, size_t max, va_list ap)
+{
+	const char *a;
+	size_t n = 0;
+
+	argv[n++] = "fixture";
+	while ((a = va_arg(ap, const char *)) != NULL && n < max - 1)
+		argv[n++] = a;
+	argv[n] = NULL;
+	return n;
+}
+
 char *
 tu_runfile(const char *rel)
 {
@@ -54,6 +67,17 @@ tu_mkdtemp(const char *prefix)
 	if (abs == NULL)
 		die("realpath", buf);
 	return abs;
+}
+
+char *
+tu_sockdir(void)
+{
+	char buf[] = "/tmp/confine-sock.XXXXXX";
+
+	/* A unix socket's path must fit in 108 bytes: TEST_TMPDIR may not. */
+	if (mkdtemp(buf) == NULL)
+		die("mkdtemp", buf);
+	return strdup(buf);
 }
 
 char *
@@ -178,6 +202,11 @@ tu_gone(pid_t pid)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int i;
 
+	/* 0 or -1 would ask about whole groups: a test's mistake. */
+	if (pid <= 1) {
+		fprintf(stderr, "tu_gone: no pid (%ld)\n", (long)pid);
+		return false;
+	}
 	for (i = 0; i < 200; i++) {
 		if (kill(pid, 0) != 0 && errno == ESRCH)
 			return true;

@@ -6,10 +6,20 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <stdarg.h>
+
+/*
+ * argv for the fixture: "fixture" then the strings of ap up to NULL, at
+ * most max - 1 entries in all, NULL-terminated. Returns the count.
+ */
+size_t tu_fixture_argv(const char **argv, size_t max, va_list ap);
+
 /* The absolute path of a file of this workspace's runfiles. */
 char *tu_runfile(const char *rel);
 /* A fresh directory under $TEST_TMPDIR (or /tmp), canonical. */
 char *tu_mkdtemp(const char *prefix);
+/* A fresh short directory in /tmp, for unix sockets. */
+char *tu_sockdir(void);
 /* path joined with name, allocated. */
 char *tu_join(const char *dir, const char *name);
 bool tu_exists(const char *path);

@@ -3,7 +3,29 @@
  * a small pre-forked helper, and learn how each one settled.
  *
  * This header is the reference manual. Every call returns 0 or a negative
- * errno unless it says otherwise.
+ * errno unless it says otherwise; on failure confine_error_message() says
+ * what went wrong, in words, in the calling thread.
+ *
+ * The intended sequence:
+ *
+ *   struct confine *c;
+ *   confine_open(&c, NULL);               start a helper (once)
+ *
+ *   struct confine_spec spec;
+ *   confine_spec_init(&spec);             stdio -1 (/dev/null), auto backend
+ *   spec.exe = "/usr/bin/cc"; spec.argv = argv; spec.scratch = "/tmp/j1";
+ *   struct confine_job *job;
+ *   confine_spawn(c, &spec, &job);        the job exec'd (or failed to)
+ *   struct confine_result r;
+ *   confine_wait(job, -1, &r);            its settlement
+ *   confine_job_free(job);
+ *
+ *   confine_close(c);                     cancels what is left, stops the helper
+ *
+ * The host never forks, except in CONFINE_MODE_FORK, which confine_open
+ * refuses once the process has a second thread. Any number of threads may
+ * spawn, wait and cancel on one struct confine at once; the library starts
+ * no thread of its own (see confine_wait and confine_dispatch).
  */
 #ifndef CONFINE_CONFINE_H
 #define CONFINE_CONFINE_H
@@ -86,6 +108,120 @@ struct confine_result {
 	int64_t sys_us;
 	int64_t max_rss_kib;
 };
+
+/* ---- Starting or attaching to a helper ---- */
+
+enum confine_mode {
+	/* Fork the embedded helper while the process is single-threaded,
+	 * otherwise exec the helper binary. The default. */
+	CONFINE_MODE_AUTO = 0,
+	/* posix_spawn the helper binary: safe from any thread. Its path is
+	 * options->helper_path, else $CONFINE_HELPER, else the installed one
+	 * (confine_default_helper_path()). */
+	CONFINE_MODE_EXEC = 1,
+	/* Fork the helper from inside the library: needs no binary, but is
+	 * refused (-EDEADLK) once the process has more than one thread. */
+	CONFINE_MODE_FORK = 2,
+	/* Attach to a standalone confine-helper listening on socket_path. */
+	CONFINE_MODE_CONNECT = 3,
+};
+
+struct confine_options {
+	enum confine_mode mode;
+	const char *helper_path;  /* EXEC (and AUTO, FORK replacements) */
+	const char *socket_path;  /* CONNECT */
+};
+
+struct confine;
+struct confine_job;
+
+/*
+ * Starts or attaches to a helper and shakes hands with it. options may be
+ * NULL (CONFINE_MODE_AUTO). On success *c is owned by the caller until
+ * confine_close(). Errors: -EDEADLK (fork mode, threads), -ENOENT (no
+ * helper binary), -ECONNREFUSED/-EACCES (connect), -EPROTO (handshake).
+ */
+int confine_open(struct confine **c, const struct confine_options *options);
+
+/* The helper path used when none is given and $CONFINE_HELPER is unset. */
+const char *confine_default_helper_path(void);
+
+/* The helper's pid, as it reported it (for diagnostics and tests). */
+pid_t confine_helper_pid(struct confine *c);
+
+/*
+ * Cancels every job not yet settled, waits for their settlements, stops
+ * the helper (or detaches from a shared one) and releases c. Job handles
+ * stay valid, settled, until freed. Not concurrently with other calls on c.
+ */
+void confine_close(struct confine *c);
+
+/* ---- Jobs ---- */
+
+struct confine_spec {
+	const char *exe;             /* absolute path of the program */
+	const char *const *argv;     /* NULL-terminated; NULL: { exe } */
+	const char *const *envp;     /* NULL-terminated NAME=VALUE; NULL: empty */
+	const char *scratch;         /* absolute; the only writable tree.
+	                                Required unless backend is NONE */
+	const char *cwd;             /* absolute; NULL: the scratch root */
+	const char *const *devices;  /* NULL-terminated extra writable device
+	                                nodes (/dev/null always is); or NULL */
+	const char *launcher;        /* Seatbelt: NULL is /usr/bin/sandbox-exec */
+	int stdin_fd;                /* the job's stdio; -1: /dev/null. The */
+	int stdout_fd;               /* caller keeps its descriptors: the */
+	int stderr_fd;               /* helper gets copies at spawn */
+	int64_t deadline_ms;         /* from spawn; 0: none */
+	int64_t grace_ms;            /* SIGTERM this long before SIGKILL */
+	enum confine_backend backend;
+};
+
+/* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
+void confine_spec_init(struct confine_spec *spec);
+
+/*
+ * Asks the helper to start a job and waits until it has: on 0, *job is the
+ * caller's until confine_job_free(), and the job has exec'd, failed before
+ * exec (its result says so), or been lost with the helper. Refusals, with
+ * nothing started: -EINVAL (bad spec), -ENOENT/-ENOTDIR (scratch root),
+ * -ENOTSUP (confinement cannot be applied exactly), -EAGAIN (fork failed or
+ * too many jobs), -ECONNRESET (the helper is gone, none could replace it).
+ * Thread-safe.
+ */
+int confine_spawn(struct confine *c, const struct confine_spec *spec,
+    struct confine_job **job);
+
+/*
+ * Waits up to timeout_ms (-1: for ever, 0: just look) for the job to
+ * settle; then fills *result and returns 0, else -ETIMEDOUT. The result is
+ * sticky: later calls return the same one. Thread-safe; waiting threads
+ * take turns reading the helper's socket, so no thread is needed to
+ * deliver results.
+ */
+int confine_wait(struct confine_job *job, int timeout_ms,
+    struct confine_result *result);
+
+/*
+ * Cancels a job that has not settled (it will settle Cancelled, or as it
+ * already had). Cancelling a settled job changes nothing. Thread-safe.
+ */
+int confine_cancel(struct confine_job *job);
+
+/* Releases a handle; a job not yet settled is cancelled first. */
+void confine_job_free(struct confine_job *job);
+
+/*
+ * For hosts with their own event loop: poll confine_fd() for input (it is
+ * stable for the life of c), call confine_dispatch() when it is readable,
+ * then confine_wait(job, 0, ...) tells which jobs settled. dispatch never
+ * blocks; it returns the number of messages handled (0 when another thread
+ * is reading) or a negative errno.
+ */
+int confine_fd(struct confine *c);
+int confine_dispatch(struct confine *c);
+
+/* What the calling thread's last failed call went wrong on, in words. */
+const char *confine_error_message(void);
 
 /* Names for logs and JSON: "completed", "exit_code", "landlock", "cwd"... */
 const char *confine_outcome_name(enum confine_outcome outcome);

@@ -1,0 +1,1037 @@
+/*
+ * The client library: starting or attaching to a helper, thread-safe
+ * submission, results routed to their jobs, and helper loss.
+ *
+ * Locking: mu guards the job table and every job's state; send_mu keeps a
+ * frame whole on the socket. A thread that needs a result and finds no
+ * other thread reading takes the reader role, reads without mu, then
+ * parses under mu and wakes the others (cv). No thread of our own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "confine/confine.h"
+#include "helper/serve.h"
+#include "src/clock.h"
+#include "src/fd.h"
+#include "src/spec.h"
+#include "src/wire.h"
+
+#ifndef CONFINE_HELPER_DEFAULT
+#define CONFINE_HELPER_DEFAULT "/usr/local/libexec/confine-helper"
+#endif
+
+#define BUCKETS 512
+#define HELLO_TIMEOUT_MS 10000
+#define CLOSE_TIMEOUT_MS 30000
+#define HELPER_FD 3
+
+extern char **environ;
+
+enum { J_SENT = 1, J_STARTED, J_SETTLED, J_REFUSED };
+
+struct confine_job {
+	struct confine *c;
+	uint32_t id;
+	int state;
+	int err;                       /* J_REFUSED: positive errno */
+	char why[160];
+	bool freed;                    /* the caller let go of it */
+	bool listed;                   /* in the table, awaiting the helper */
+	enum confine_backend backend;
+	struct confine_result result;
+	struct confine_job *next;
+};
+
+struct confine {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_mutex_t send_mu;
+	int fd;                        /* stable number, even across helpers */
+	pid_t child;                   /* a helper we started, or 0 */
+	pid_t helper_pid;              /* as the helper reported it */
+	enum confine_mode mode;        /* resolved: EXEC, FORK or CONNECT */
+	char *helper_path;
+	char *socket_path;
+	bool reading;
+	bool lost;
+	bool closing;
+	bool shut_acked;
+	uint32_t next_id;
+	size_t handles;                /* jobs not yet freed */
+	struct confine_job *ids[BUCKETS];
+	uint8_t *in;                   /* the reader's, between parses */
+	size_t inlen, incap;
+};
+
+static _Thread_local char errmsg[256];
+
+static int
+fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+const char *
+confine_error_message(void)
+{
+	return errmsg[0] ? errmsg : "no error";
+}
+
+const char *
+confine_default_helper_path(void)
+{
+	return CONFINE_HELPER_DEFAULT;
+}
+
+void
+confine_spec_init(struct confine_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->stdin_fd = spec->stdout_fd = spec->stderr_fd = -1;
+	spec->backend = CONFINE_BACKEND_AUTO;
+}
+
+/* ---- the job table, under mu ---- */
+
+static struct confine_job **
+slot(struct confine *c, uint32_t id)
+{
+	struct confine_job **p = &c->ids[id % BUCKETS];
+
+	while (*p != NULL && (*p)->id != id)
+		p = &(*p)->next;
+	return p;
+}
+
+static void
+unlist(struct confine *c, struct confine_job *j)
+{
+	if (!j->listed)
+		return;
+	*slot(c, j->id) = j->next;
+	j->listed = false;
+	if (j->freed)
+		free(j);
+}
+
+static void
+lost_result(struct confine_job *j)
+{
+	struct confine_result *r = &j->result;
+	pid_t pid = r->pid, pgid = r->pgid;
+
+	memset(r, 0, sizeof(*r));
+	r->outcome = CONFINE_UNCERTAIN;
+	r->reason = CONFINE_REASON_HELPER_LOST;
+	r->exit_code = -1;
+	r->pid = pid;
+	r->pgid = pgid;
+	r->backend = j->backend;
+	j->state = J_SETTLED;
+}
+
+/* Every job in flight is Uncertain(helper lost): never Completed, never lost. */
+static void
+helper_lost(struct confine *c)
+{
+	struct confine_job *j, *next;
+	size_t b;
+
+	c->lost = true;
+	for (b = 0; b < BUCKETS; b++) {
+		for (j = c->ids[b]; j != NULL; j = next) {
+			next = j->next;
+			lost_result(j);
+			j->listed = false;
+			if (j->freed)
+				free(j);
+		}
+		c->ids[b] = NULL;
+	}
+	c->inlen = 0;
+	pthread_cond_broadcast(&c->cv);
+}
+
+/* ---- frames from the helper, under mu ---- */
+
+static int
+on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
+{
+	struct confine_job *j = h->id ? *slot(c, h->id) : NULL;
+	struct confine_result r;
+	struct wire_error e;
+	pid_t pid, pgid;
+
+	if (!wire_type_known(h->type) || h->nfds != 0)
+		return -EBADMSG;
+	if (wire_fixed_len(h->type, 1) >= 0 &&
+	    h->len != (uint32_t)wire_fixed_len(h->type, 1))
+		return -EBADMSG;
+	switch (h->type) {
+	case WIRE_STARTED:
+		if (wire_get_started(p, h->len, &pid, &pgid) != 0)
+			return -EBADMSG;
+		if (j != NULL && j->state == J_SENT) {
+			j->state = J_STARTED;
+			j->result.pid = pid;
+			j->result.pgid = pgid;
+		}
+		return 0;
+	case WIRE_SETTLED:
+		if (wire_get_settled(p, h->len, &r) != 0)
+			return -EBADMSG;
+		if (j != NULL) {
+			j->result = r;
+			j->state = J_SETTLED;
+			unlist(c, j);
+		}
+		return 0;
+	case WIRE_ERROR:
+		if (wire_get_error(p, h->len, &e) != 0)
+			return -EBADMSG;
+		if (j != NULL) {
+			j->state = J_REFUSED;
+			j->err = e.err;
+			snprintf(j->why, sizeof(j->why), "%s", e.message);
+			unlist(c, j);
+		}
+		/* id 0: about the connection; EOF will follow if it is fatal. */
+		return 0;
+	case WIRE_SHUTDOWN:
+		c->shut_acked = true;
+		return 0;
+	default:
+		return -EBADMSG;
+	}
+}
+
+static int
+parse(struct confine *c)
+{
+	struct wire_hdr h;
+	size_t off = 0;
+	int n = 0;
+
+	while (c->inlen - off >= WIRE_HDR_LEN) {
+		if (wire_hdr_decode(c->in + off, &h) != 0)
+			return -EBADMSG;
+		if (c->inlen - off - WIRE_HDR_LEN < h.len)
+			break;
+		if (on_frame(c, &h, c->in + off + WIRE_HDR_LEN) != 0)
+			return -EBADMSG;
+		off += WIRE_HDR_LEN + h.len;
+		n++;
+	}
+	memmove(c->in, c->in + off, c->inlen - off);
+	c->inlen -= off;
+	return n;
+}
+
+/*
+ * One read, by the reader only (no mu). Returns bytes read, 0 for nothing
+ * yet, or -1 when the helper is gone. Descriptors never come from the
+ * helper: any that arrive are closed.
+ */
+static ssize_t
+read_some(struct confine *c)
+{
+	size_t nfds;
+	uint8_t *in;
+	ssize_t n;
+	int excess;
+
+	if (c->incap - c->inlen < 4096) {
+		if (c->incap > WIRE_HDR_LEN + WIRE_MAX_PAYLOAD + 8192)
+			return -1;
+		in = realloc(c->in, c->incap + 65536);
+		if (in == NULL)
+			return 0;
+		c->in = in;
+		c->incap += 65536;
+	}
+	n = fd_recv_with(c->fd, c->in + c->inlen, c->incap - c->inlen,
+	    MSG_DONTWAIT, NULL, 0, &nfds, &excess);
+	if (n == -EAGAIN || n == -EWOULDBLOCK)
+		return 0;
+	if (n <= 0)
+		return -1;
+	c->inlen += (size_t)n;
+	return n;
+}
+
+static int
+timed_wait(struct confine *c, int64_t deadline)
+{
+	struct timespec ts;
+	int64_t ns;
+
+	if (deadline == INT64_MAX) {
+		pthread_cond_wait(&c->cv, &c->mu);
+		return 0;
+	}
+#ifdef __APPLE__
+	/* No monotonic condition variables there: wall clock it is. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + deadline - clock_ns();
+#else
+	ns = deadline;
+#endif
+	ts.tv_sec = (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	return pthread_cond_timedwait(&c->cv, &c->mu, &ts) == ETIMEDOUT ?
+	    -ETIMEDOUT : 0;
+}
+
+static void
+cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+#ifndef __APPLE__
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+#endif
+	pthread_cond_init(cv, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static int
+ms_until(int64_t deadline)
+{
+	int64_t now = clock_ns(), ms;
+
+	if (deadline == INT64_MAX)
+		return -1;
+	if (deadline <= now)
+		return 0;
+	ms = (deadline - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/*
+ * Makes progress until something changes or the deadline passes; called
+ * and returns with mu held. Returns 0 or -ETIMEDOUT.
+ */
+static int
+pump(struct confine *c, int64_t deadline)
+{
+	struct pollfd pfd;
+	ssize_t got = 0;
+	int rc = 0;
+
+	if (c->lost)
+		return 0;
+	if (c->reading)
+		return timed_wait(c, deadline);
+	c->reading = true;
+	pthread_mutex_unlock(&c->mu);
+	pfd.fd = c->fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, ms_until(deadline)) > 0)
+		got = read_some(c);
+	else if (deadline != INT64_MAX && clock_ns() >= deadline)
+		rc = -ETIMEDOUT;
+	pthread_mutex_lock(&c->mu);
+	c->reading = false;
+	if (got < 0 || (got > 0 && parse(c) < 0))
+		helper_lost(c);
+	pthread_cond_broadcast(&c->cv);
+	return rc;
+}
+
+/* ---- sending ---- */
+
+static int
+send_frame(struct confine *c, const struct wire_buf *b, const int *fds,
+    unsigned nfds)
+{
+	size_t off = 0;
+	ssize_t n;
+	int rc = 0;
+
+	pthread_mutex_lock(&c->send_mu);
+	while (off < b->len) {
+		/* The descriptors ride with the frame's first byte. */
+		n = fd_send_with(c->fd, b->p + off, b->len - off,
+		    off == 0 ? fds : NULL, off == 0 ? nfds : 0);
+		if (n <= 0) {
+			rc = n < 0 ? (int)n : -EPIPE;
+			break;
+		}
+		off += (size_t)n;
+	}
+	pthread_mutex_unlock(&c->send_mu);
+	return rc;
+}
+
+static int
+send_empty(struct confine *c, uint16_t type, uint32_t id)
+{
+	struct wire_buf b = { 0 };
+	int rc = wire_put_empty(&b, type, id);
+
+	if (rc == 0)
+		rc = send_frame(c, &b, NULL, 0);
+	wire_buf_free(&b);
+	return rc;
+}
+
+/* ---- starting helpers ---- */
+
+static int
+thread_count(void)
+{
+#ifdef __linux__
+	char buf[1024], *p;
+	int fd, n, field;
+	ssize_t got;
+
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return -1;
+	buf[got] = '\0';
+	/* Fields after the command name, which may hold spaces and ')'. */
+	p = strrchr(buf, ')');
+	for (field = 2; p != NULL && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%d", &n) != 1)
+		return -1;
+	return n;
+#else
+	return -1;  /* unknown: fork mode is refused */
+#endif
+}
+
+static int
+find_helper(const struct confine_options *o, char **out)
+{
+	const char *path = o && o->helper_path ? o->helper_path :
+	    getenv("CONFINE_HELPER");
+
+	if (path == NULL || *path == '\0')
+		path = CONFINE_HELPER_DEFAULT;
+	if (path[0] != '/')
+		return fail(EINVAL, "helper path %s is not absolute", path);
+	if (access(path, X_OK) != 0)
+		return fail(errno, "helper %s: %s", path, strerror(errno));
+	*out = strdup(path);
+	return *out ? 0 : fail(ENOMEM, "out of memory");
+}
+
+/* posix_spawn the helper with one end of a socketpair on fd 3. */
+static int
+start_exec(struct confine *c, int *fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	char parent[24], *argv[6];
+	int sv[2], rc, moved;
+	sigset_t none, all;
+	pid_t pid;
+
+	if ((rc = fd_socketpair(sv)) != 0)
+		return fail(-rc, "socketpair: %s", strerror(-rc));
+	if (sv[1] == HELPER_FD) {
+		/* dup2 onto itself would leave close-on-exec set. */
+		moved = fcntl(sv[1], F_DUPFD_CLOEXEC, HELPER_FD + 1);
+		close(sv[1]);
+		sv[1] = moved;
+	}
+	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
+	argv[0] = (char *)(uintptr_t)"confine-helper";
+	argv[1] = (char *)(uintptr_t)"--fd";
+	argv[2] = (char *)(uintptr_t)"3";
+	argv[3] = (char *)(uintptr_t)"--parent";
+	argv[4] = parent;
+	argv[5] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], HELPER_FD);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawn(&pid, c->helper_path, &fa, &at, argv, (char *[]){ NULL });
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		return fail(rc, "posix_spawn %s: %s", c->helper_path, strerror(rc));
+	}
+	c->child = pid;
+	*fd = sv[0];
+	return 0;
+}
+
+static int
+start_fork(struct confine *c, int *fd)
+{
+	struct serve_opts o;
+	int sv[2], rc;
+	pid_t pid, parent = getpid();
+
+	if (thread_count() != 1)
+		return fail(EDEADLK, "fork mode refused: this process has more "
+		    "than one thread (use exec mode and a helper binary)");
+	if ((rc = fd_socketpair(sv)) != 0)
+		return fail(-rc, "socketpair: %s", strerror(-rc));
+	pid = fork();
+	if (pid < 0) {
+		rc = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return fail(rc, "fork: %s", strerror(rc));
+	}
+	if (pid == 0) {
+		memset(&o, 0, sizeof(o));
+		o.fd = sv[1];
+		o.listen_fd = -1;
+		o.parent = parent;
+		(void)setsid();
+#ifdef __linux__
+		prctl(PR_SET_NAME, "confine-helper", 0, 0, 0);
+#endif
+		_exit(serve(&o));
+	}
+	close(sv[1]);
+	c->child = pid;
+	*fd = sv[0];
+	return 0;
+}
+
+static int
+start_connect(struct confine *c, int *fd)
+{
+	struct sockaddr_un sun;
+	int s, rc;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (c->socket_path == NULL ||
+	    strlen(c->socket_path) >= sizeof(sun.sun_path))
+		return fail(EINVAL, "socket path missing or too long");
+	strcpy(sun.sun_path, c->socket_path);
+#ifdef SOCK_CLOEXEC
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+#else
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s >= 0)
+		(void)fd_cloexec(s);
+#endif
+	if (s < 0)
+		return fail(errno, "socket: %s", strerror(errno));
+	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		rc = errno;
+		close(s);
+		return fail(rc, "connect %s: %s", c->socket_path, strerror(rc));
+	}
+	*fd = s;
+	return 0;
+}
+
+/* Sends hello and waits for the helper's; the reader role is ours. */
+static int
+handshake(struct confine *c)
+{
+	struct wire_hello hi = { .version_min = WIRE_VERSION,
+		.version_max = WIRE_VERSION };
+	struct wire_buf b = { 0 };
+	int64_t deadline = clock_ns() + HELLO_TIMEOUT_MS * 1000000LL;
+	struct wire_error e;
+	struct wire_hdr h;
+	struct pollfd pfd = { c->fd, POLLIN, 0 };
+	int rc;
+
+	rc = wire_put_hello(&b, &hi, 0);
+	if (rc == 0)
+		rc = send_frame(c, &b, NULL, 0);
+	wire_buf_free(&b);
+	/*
+	 * A helper that refuses us writes why and closes, maybe before our
+	 * hello arrives: a failed send still leaves its reply to read.
+	 */
+	for (;;) {
+		if (c->inlen >= WIRE_HDR_LEN) {
+			if (wire_hdr_decode(c->in, &h) != 0)
+				return fail(EPROTO, "bad frame from the helper");
+			if (c->inlen >= WIRE_HDR_LEN + h.len)
+				break;
+		}
+		if (poll(&pfd, 1, ms_until(deadline)) <= 0)
+			return fail(ETIMEDOUT, "no hello from the helper");
+		if (read_some(c) < 0)
+			return fail(ECONNRESET, "the helper closed the connection "
+			    "during the handshake%s%s", rc ? ": " : "",
+			    rc ? strerror(-rc) : "");
+	}
+	if (h.type == WIRE_ERROR &&
+	    wire_get_error(c->in + WIRE_HDR_LEN, h.len, &e) == 0)
+		return fail(e.err, "the helper refused: %s", e.message);
+	if (h.type != WIRE_HELLO ||
+	    wire_get_hello(c->in + WIRE_HDR_LEN, h.len, &hi, 1) != 0 ||
+	    hi.version != WIRE_VERSION)
+		return fail(EPROTO, "the helper does not speak protocol %d",
+		    WIRE_VERSION);
+	c->helper_pid = (pid_t)hi.pid;
+	c->inlen -= WIRE_HDR_LEN + h.len;
+	memmove(c->in, c->in + WIRE_HDR_LEN + h.len, c->inlen);
+	return 0;
+}
+
+static void
+reap_child(struct confine *c, bool wait_long)
+{
+	int64_t until = clock_ns() + CLOSE_TIMEOUT_MS * 1000000LL;
+	pid_t got;
+
+	if (c->child <= 0)
+		return;
+	for (;;) {
+		got = waitpid(c->child, NULL, WNOHANG);
+		if (got == c->child || (got < 0 && errno != EINTR))
+			break;
+		if (!wait_long || clock_ns() >= until) {
+			/* It has had its chance; it must not linger. */
+			kill(c->child, SIGKILL);
+			proc_reap(c->child, NULL);
+			break;
+		}
+		usleep(1000);
+	}
+	c->child = 0;
+}
+
+/*
+ * Starts (or attaches to) a helper; its socket takes c->fd's number when
+ * c already has one, so hosts polling confine_fd() need not notice.
+ */
+static int
+start_helper(struct confine *c)
+{
+	int fd = -1, rc;
+
+	switch (c->mode) {
+	case CONFINE_MODE_EXEC:
+		rc = start_exec(c, &fd);
+		break;
+	case CONFINE_MODE_FORK:
+		rc = start_fork(c, &fd);
+		if (rc == -EDEADLK && c->lost && c->helper_path != NULL) {
+			/* A replacement for a threaded host is exec'd. */
+			c->mode = CONFINE_MODE_EXEC;
+			rc = start_exec(c, &fd);
+		}
+		break;
+	case CONFINE_MODE_CONNECT:
+		rc = start_connect(c, &fd);
+		break;
+	default:
+		rc = fail(EINVAL, "unknown mode");
+		break;
+	}
+	if (rc != 0)
+		return rc;
+	if (c->fd >= 0 && fd != c->fd) {
+		if (dup2(fd, c->fd) < 0) {
+			rc = fail(errno, "dup2: %s", strerror(errno));
+			close(fd);
+			return rc;
+		}
+		close(fd);
+		(void)fd_cloexec(c->fd);
+	} else {
+		c->fd = fd;
+	}
+	c->inlen = 0;
+	rc = handshake(c);
+	if (rc != 0) {
+		reap_child(c, false);
+		return rc;
+	}
+	c->lost = false;
+	return 0;
+}
+
+int
+confine_open(struct confine **out, const struct confine_options *o)
+{
+	struct confine *c;
+	int rc;
+
+	*out = NULL;
+	errmsg[0] = '\0';
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return fail(ENOMEM, "out of memory");
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_mutex_init(&c->send_mu, NULL);
+	cond_init(&c->cv);
+	c->fd = -1;
+	c->next_id = 1;
+	c->mode = o ? o->mode : CONFINE_MODE_AUTO;
+	rc = 0;
+	switch (c->mode) {
+	case CONFINE_MODE_AUTO:
+		/* A binary for replacements if there is one; fork first. */
+		if (find_helper(o, &c->helper_path) != 0)
+			c->helper_path = NULL;
+		c->mode = thread_count() == 1 || c->helper_path == NULL ?
+		    CONFINE_MODE_FORK : CONFINE_MODE_EXEC;
+		break;
+	case CONFINE_MODE_EXEC:
+		rc = find_helper(o, &c->helper_path);
+		break;
+	case CONFINE_MODE_FORK:
+		if (o && o->helper_path && find_helper(o, &c->helper_path) != 0)
+			c->helper_path = NULL;
+		break;
+	case CONFINE_MODE_CONNECT:
+		c->socket_path = o->socket_path ? strdup(o->socket_path) : NULL;
+		if (c->socket_path == NULL)
+			rc = fail(EINVAL, "connect mode needs a socket path");
+		break;
+	default:
+		rc = fail(EINVAL, "unknown mode %d", (int)c->mode);
+		break;
+	}
+	if (rc == 0) {
+		errmsg[0] = '\0';
+		rc = start_helper(c);
+	}
+	if (rc != 0) {
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c->helper_path);
+		free(c->socket_path);
+		free(c->in);
+		pthread_mutex_destroy(&c->mu);
+		pthread_mutex_destroy(&c->send_mu);
+		pthread_cond_destroy(&c->cv);
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+pid_t
+confine_helper_pid(struct confine *c)
+{
+	pid_t pid;
+
+	pthread_mutex_lock(&c->mu);
+	pid = c->helper_pid;
+	pthread_mutex_unlock(&c->mu);
+	return pid;
+}
+
+/* A lost helper is replaced for the next spawn; under mu, no reader. */
+static int
+replace_helper(struct confine *c)
+{
+	while (c->reading)
+		pthread_cond_wait(&c->cv, &c->mu);
+	if (!c->lost)
+		return 0;
+	reap_child(c, false);
+	if (c->mode == CONFINE_MODE_CONNECT)
+		return fail(ECONNRESET, "the helper at %s is gone", c->socket_path);
+	return start_helper(c);
+}
+
+/* ---- jobs ---- */
+
+static size_t
+count(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	return n;
+}
+
+int
+confine_spawn(struct confine *c, const struct confine_spec *ps,
+    struct confine_job **out)
+{
+	const char *argv0[2] = { NULL, NULL }, *why;
+	struct wire_buf b = { 0 };
+	struct confine_job *j;
+	struct spec s;
+	unsigned mask = 0, nfds = 0, i;
+	int fds[3], rc;
+
+	*out = NULL;
+	errmsg[0] = '\0';
+	memset(&s, 0, sizeof(s));
+	s.exe = ps->exe;
+	if (ps->argv != NULL && ps->argv[0] != NULL) {
+		s.argv = ps->argv;
+		s.argc = count(ps->argv);
+	} else {
+		argv0[0] = ps->exe;
+		s.argv = argv0;
+		s.argc = 1;
+	}
+	s.envp = ps->envp;
+	s.envc = count(ps->envp);
+	s.scratch = ps->scratch;
+	s.cwd = ps->cwd;
+	s.devices = ps->devices;
+	s.ndevices = count(ps->devices);
+	s.launcher = ps->launcher;
+	s.deadline_ms = ps->deadline_ms;
+	s.grace_ms = ps->grace_ms;
+	s.backend = ps->backend;
+	s.fd[0] = ps->stdin_fd;
+	s.fd[1] = ps->stdout_fd;
+	s.fd[2] = ps->stderr_fd;
+	if ((rc = spec_check(&s, &why)) != 0)
+		return fail(EINVAL, "%s", why);
+	for (i = 0; i < 3; i++)
+		if (s.fd[i] >= 0) {
+			if (fcntl(s.fd[i], F_GETFD) < 0)
+				return fail(EBADF, "stdio descriptor %d is not open",
+				    s.fd[i]);
+			mask |= 1u << i;
+			fds[nfds++] = s.fd[i];
+		}
+	j = calloc(1, sizeof(*j));
+	if (j == NULL)
+		return fail(ENOMEM, "out of memory");
+	j->c = c;
+	j->backend = s.backend;
+	pthread_mutex_lock(&c->mu);
+	if (c->closing) {
+		pthread_mutex_unlock(&c->mu);
+		free(j);
+		return fail(ESHUTDOWN, "confine_close() has begun");
+	}
+	if (c->lost && (rc = replace_helper(c)) != 0) {
+		pthread_mutex_unlock(&c->mu);
+		free(j);
+		return rc;
+	}
+	do
+		j->id = c->next_id++;
+	while (j->id == 0 || *slot(c, j->id) != NULL);
+	j->state = J_SENT;
+	j->listed = true;
+	j->next = NULL;
+	*slot(c, j->id) = j;
+	c->handles++;
+	pthread_mutex_unlock(&c->mu);
+
+	rc = wire_put_spawn(&b, j->id, &s, mask, nfds);
+	if (rc == 0)
+		rc = send_frame(c, &b, fds, nfds);
+	wire_buf_free(&b);
+
+	pthread_mutex_lock(&c->mu);
+	if (rc != 0) {
+		/* An incomplete frame never starts a job: nothing ran. */
+		if (j->listed)
+			*slot(c, j->id) = j->next;
+		c->handles--;
+		pthread_mutex_unlock(&c->mu);
+		free(j);
+		if (rc == -EMSGSIZE)
+			return fail(EMSGSIZE, "the spawn request is over %u bytes",
+			    WIRE_MAX_PAYLOAD);
+		return fail(ECONNRESET, "the helper is gone: %s", strerror(-rc));
+	}
+	while (j->state == J_SENT)
+		(void)pump(c, INT64_MAX);
+	if (j->state == J_REFUSED) {
+		rc = fail(j->err, "%s", j->why);
+		c->handles--;
+		pthread_mutex_unlock(&c->mu);
+		free(j);
+		return rc;
+	}
+	pthread_mutex_unlock(&c->mu);
+	*out = j;
+	return 0;
+}
+
+int
+confine_wait(struct confine_job *j, int timeout_ms, struct confine_result *r)
+{
+	struct confine *c = j->c;
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX :
+	    clock_ns() + (int64_t)timeout_ms * 1000000;
+	int rc = 0;
+
+	pthread_mutex_lock(&c->mu);
+	while (j->state != J_SETTLED && rc == 0) {
+		rc = pump(c, deadline);
+		if (j->state != J_SETTLED && deadline != INT64_MAX &&
+		    clock_ns() >= deadline)
+			rc = -ETIMEDOUT;
+	}
+	if (j->state == J_SETTLED) {
+		*r = j->result;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return rc == 0 ? 0 : fail(ETIMEDOUT, "the job has not settled yet");
+}
+
+int
+confine_cancel(struct confine_job *j)
+{
+	struct confine *c = j->c;
+	bool settled;
+
+	pthread_mutex_lock(&c->mu);
+	settled = j->state == J_SETTLED || c->lost;
+	pthread_mutex_unlock(&c->mu);
+	/* A send that fails means the helper is gone: it settles as lost. */
+	if (!settled)
+		(void)send_empty(c, WIRE_CANCEL, j->id);
+	return 0;
+}
+
+static void
+free_confine(struct confine *c)
+{
+	pthread_mutex_unlock(&c->mu);
+	pthread_mutex_destroy(&c->mu);
+	pthread_mutex_destroy(&c->send_mu);
+	pthread_cond_destroy(&c->cv);
+	free(c->helper_path);
+	free(c->socket_path);
+	free(c->in);
+	free(c);
+}
+
+void
+confine_job_free(struct confine_job *j)
+{
+	struct confine *c;
+	uint32_t id;
+	bool cancel;
+
+	if (j == NULL)
+		return;
+	c = j->c;
+	id = j->id;
+	pthread_mutex_lock(&c->mu);
+	cancel = j->listed && !c->lost && c->fd >= 0;
+	c->handles--;
+	if (j->listed)
+		j->freed = true;  /* freed when its settlement arrives */
+	else
+		free(j);
+	if (c->fd < 0 && c->handles == 0) {
+		free_confine(c);
+		return;
+	}
+	pthread_mutex_unlock(&c->mu);
+	/* By id: once unlocked, the settlement may free the job. */
+	if (cancel)
+		(void)send_empty(c, WIRE_CANCEL, id);
+}
+
+int
+confine_fd(struct confine *c)
+{
+	return c->fd;
+}
+
+int
+confine_dispatch(struct confine *c)
+{
+	ssize_t got;
+	int n = 0, k;
+
+	pthread_mutex_lock(&c->mu);
+	if (c->reading || c->lost) {
+		pthread_mutex_unlock(&c->mu);
+		return 0;
+	}
+	c->reading = true;
+	pthread_mutex_unlock(&c->mu);
+	for (;;) {
+		got = read_some(c);
+		pthread_mutex_lock(&c->mu);
+		k = got > 0 ? parse(c) : 0;
+		if (got < 0 || k < 0) {
+			c->reading = false;
+			helper_lost(c);
+			pthread_mutex_unlock(&c->mu);
+			return fail(ECONNRESET, "the helper is gone");
+		}
+		n += k;
+		if (got == 0)
+			break;
+		pthread_mutex_unlock(&c->mu);
+	}
+	c->reading = false;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
+void
+confine_close(struct confine *c)
+{
+	int64_t deadline = clock_ns() + CLOSE_TIMEOUT_MS * 1000000LL;
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->closing = true;
+	if (!c->lost) {
+		pthread_mutex_unlock(&c->mu);
+		(void)send_empty(c, WIRE_SHUTDOWN, 0);
+		pthread_mutex_lock(&c->mu);
+		/* The helper settles every job, then acknowledges. */
+		while (!c->shut_acked && !c->lost && clock_ns() < deadline)
+			(void)pump(c, deadline);
+	}
+	while (c->reading)
+		pthread_cond_wait(&c->cv, &c->mu);
+	helper_lost(c);  /* anything it did not settle in time */
+	close(c->fd);
+	c->fd = -1;
+	pthread_mutex_unlock(&c->mu);
+	reap_child(c, true);
+	pthread_mutex_lock(&c->mu);
+	if (c->handles == 0)
+		free_confine(c);
+	else
+		pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,155 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/fd.h"
+#include "tests/helperutil.h"
+#include "tests/testutil.h"
+
+extern char **environ;
+
+char *hu_fixture;
+char *hu_helper;
+
+void
+hu_setup(void)
+{
+	hu_fixture = tu_runfile("tests/fixture");
+	hu_helper = tu_runfile("helper/confine-helper");
+}
+
+static bool
+can_connect(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+pid_t
+hu_listen(const char *path, const char *const *extra)
+{
+	const char *argv[24] = { "confine-helper", "--listen", path };
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	size_t n = 3;
+	pid_t pid;
+	int i;
+
+	while (extra && *extra && n < 22)
+		argv[n++] = *extra++;
+	argv[n] = NULL;
+	assert_int_equal(posix_spawn(&pid, hu_helper, NULL, NULL,
+	    (char *const *)(uintptr_t)argv, environ), 0);
+	/* Listening, not merely bound: a connect must succeed. */
+	for (i = 0; i < 1000 && !can_connect(path); i++)
+		nanosleep(&ts, NULL);
+	assert_true(i < 1000);
+	return pid;
+}
+
+void
+hu_stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int
+hu_open(struct confine **c, enum confine_mode mode, const char *socket)
+{
+	struct confine_options o = { mode, hu_helper, socket };
+
+	return confine_open(c, &o);
+}
+
+void
+hu_init(struct hu_job *j, const char *scratch, ...)
+{
+	va_list ap;
+
+	memset(j, 0, sizeof(*j));
+	confine_spec_init(&j->spec);
+	va_start(ap, scratch);
+	(void)tu_fixture_argv(j->argv, sizeof(j->argv) / sizeof(j->argv[0]), ap);
+	va_end(ap);
+	j->spec.exe = hu_fixture;
+	j->spec.argv = j->argv;
+	j->spec.scratch = scratch;
+	j->outfd = -1;
+}
+
+int
+hu_spawn(struct confine *c, struct hu_job *j)
+{
+	int p[2];
+
+	if (j->spec.stdout_fd == -1) {
+		assert_int_equal(fd_pipe(p), 0);
+		j->spec.stdout_fd = p[1];
+		j->outfd = p[0];
+	}
+	j->rc = confine_spawn(c, &j->spec, &j->job);
+	if (j->outfd >= 0) {
+		/* The helper has its copy: ours must go, or EOF never comes. */
+		close(j->spec.stdout_fd);
+		j->spec.stdout_fd = -1;
+	}
+	return j->rc;
+}
+
+int
+hu_wait(struct hu_job *j)
+{
+	int rc = confine_wait(j->job, -1, &j->r);
+
+	if (j->outfd >= 0) {
+		j->out = tu_drain(j->outfd);
+		j->outfd = -1;
+	}
+	return rc;
+}
+
+int
+hu_run(struct confine *c, struct hu_job *j)
+{
+	if (hu_spawn(c, j) != 0) {
+		if (j->outfd >= 0) {
+			close(j->outfd);
+			j->outfd = -1;
+		}
+		return j->rc;
+	}
+	return hu_wait(j);
+}
+
+void
+hu_free(struct hu_job *j)
+{
+	confine_job_free(j->job);
+	j->job = NULL;
+	if (j->outfd >= 0)
+		close(j->outfd);
+	free(j->out);
+	j->out = NULL;
+}

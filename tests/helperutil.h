@@ -1,0 +1,43 @@
+/* Tests through the public API: helpers to start, connect and spawn. */
+#ifndef CONFINE_HELPERUTIL_H
+#define CONFINE_HELPERUTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "confine/confine.h"
+
+extern char *hu_fixture;
+extern char *hu_helper;
+
+/* Finds the fixture and the helper binary in the runfiles. */
+void hu_setup(void);
+
+/* Starts `confine-helper --listen PATH` with extra args; waits for it. */
+pid_t hu_listen(const char *path, const char *const *extra);
+/* SIGTERM, then reap. */
+void hu_stop(pid_t pid);
+
+/* Opens in a mode; for CONNECT, socket is the listening path. */
+int hu_open(struct confine **c, enum confine_mode mode, const char *socket);
+
+/* A spec for the fixture with args (NULL-terminated), in scratch. */
+struct hu_job {
+	struct confine_spec spec;
+	const char *argv[16];
+	struct confine_job *job;
+	struct confine_result r;
+	int rc;
+	char *out;
+	int outfd;
+};
+
+void hu_init(struct hu_job *j, const char *scratch, ...);
+/* Spawns; captures stdout unless spec.stdout_fd was set. */
+int hu_spawn(struct confine *c, struct hu_job *j);
+/* Waits for ever and drains stdout. */
+int hu_wait(struct hu_job *j);
+int hu_run(struct confine *c, struct hu_job *j);
+void hu_free(struct hu_job *j);
+
+#endif
