@@ -1,11 +1,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include "src/endian.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "helper/child.h"
+#include "src/endian.h"
 #include "src/fd.h"
 #ifdef __linux__
 #include "helper/landlock.h"

@@ -19,7 +19,7 @@
 
 #define MS 1000000LL
 #define RETRY_NS (100 * MS)      /* resend SIGKILL while the exit is awaited */
-#define DRAIN_NS (5000 * MS)     /* give up proving emptiness after this */
+#define DRAIN_NS (15000 * MS)    /* give up proving emptiness; > a sweep */
 #define POLL_FIRST_NS (1 * MS)
 #define POLL_MAX_NS (64 * MS)
 
@@ -334,11 +334,31 @@ drain_start(struct job *j, int64_t now)
 	j->t_drain_end = now + DRAIN_NS;
 }
 
+/* The strongest proof this platform gives once the group is empty. */
+static enum confine_proof
+proven(const struct job *j)
+{
+#ifdef __linux__
+	(void)j;
+	return CONFINE_PROOF_SUBREAPER;
+#else
+	(void)j;
+	return CONFINE_PROOF_PGID;
+#endif
+}
+
+/* Nothing of the job is left: its group is empty, no leftover is alive. */
+static bool
+empty(struct job *j)
+{
+	return !j->sweeping && j->sys->kill(-j->shep, 0) != 0 && errno == ESRCH;
+}
+
 static void
 drain_poll(struct job *j, int64_t now)
 {
-	if (j->sys->kill(-j->shep, 0) != 0 && errno == ESRCH) {
-		j->result.proof = CONFINE_PROOF_PGID;
+	if (empty(j)) {
+		j->result.proof = proven(j);
 		finish(j);
 		return;
 	}
@@ -363,9 +383,11 @@ prove(struct job *j, int64_t now)
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
 	} else if (errno == ESRCH) {
-		j->result.proof = CONFINE_PROOF_PGID;
-		finish(j);
-		return;
+		if (!j->sweeping) {
+			j->result.proof = proven(j);
+			finish(j);
+			return;
+		}
 	} else {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_KILL_AMBIGUOUS, errno, CONFINE_STEP_NONE);
@@ -387,6 +409,15 @@ on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 	else if (WIFSIGNALED(r->status))
 		res->signal = WTERMSIG(r->status);
 	settle_select_status(&j->settle, r->status);
+	/*
+	 * Something of the job outlived it, in its group or not (setsid,
+	 * double fork): the shepherd, its subreaper, is sweeping it away.
+	 */
+	if (r->leftovers) {
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
+		j->sweeping = true;
+	}
 	prove(j, now);
 }
 
@@ -422,6 +453,14 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_WAIT_FAILED, r->err, CONFINE_STEP_NONE);
 		drain_start(j, now);
+		break;
+	case SHEP_SWEPT:
+		j->sweeping = false;
+		/* Still something alive after the sweep: never proven. */
+		if (r->leftovers)
+			j->t_drain_end = now;
+		if (j->phase == JOB_DRAINING)
+			drain_poll(j, now);
 		break;
 	case SHEP_SETUP_FAILED:
 		if (j->phase == JOB_STARTING) {

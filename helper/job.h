@@ -71,6 +71,7 @@ struct job {
 	int64_t poll_step;
 	int64_t t_drain_end;
 	bool stopping;                 /* a deadline or cancel fired */
+	bool sweeping;                 /* the shepherd is killing leftovers */
 	unsigned char rbuf[SHEP_REC_LEN];
 	size_t rlen;
 };

@@ -1,9 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
-#include "src/endian.h"
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "helper/shepherd.h"
 #include "src/clock.h"
+#include "src/endian.h"
 #include "src/fd.h"
 
 void
@@ -24,6 +26,7 @@ shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
 	be32enc(buf + 8, (uint32_t)r->status);
 	be32enc(buf + 12, (uint32_t)r->err);
 	be32enc(buf + 16, (uint32_t)r->step);
+	be32enc(buf + 20, (uint32_t)r->leftovers);
 	be64enc(buf + 24, (uint64_t)r->wall_us);
 	be64enc(buf + 32, (uint64_t)r->user_us);
 	be64enc(buf + 40, (uint64_t)r->sys_us);
@@ -42,12 +45,12 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	step = be32dec(buf + 16);
 	r->step = step <= CONFINE_STEP_EXEC ? (enum confine_step)step :
 	    CONFINE_STEP_EXEC;
+	r->leftovers = (int)be32dec(buf + 20);
 	r->wall_us = (int64_t)be64dec(buf + 24);
 	r->user_us = (int64_t)be64dec(buf + 32);
 	r->sys_us = (int64_t)be64dec(buf + 40);
 	r->max_rss_kib = (int64_t)be64dec(buf + 48);
-	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_SETUP_FAILED ? 0 :
-	    -EBADMSG;
+	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_SWEPT ? 0 : -EBADMSG;
 }
 
 static int sigchld_fd = -1;
@@ -71,6 +74,9 @@ struct shep {
 	pid_t group;       /* our pid: the job's pgid */
 	pid_t job;
 	bool reaped;
+	bool sweeping;     /* the job exited, something of it did not */
+	int swept;
+	int64_t sweep_until;
 	int64_t t_fork;
 	const struct job_sys *sys;
 };
@@ -120,9 +126,8 @@ tv_us(const struct timeval *tv)
 }
 
 static void
-reap_job(struct shep *s)
+reap_job(struct shep *s, struct shep_rec *r)
 {
-	struct shep_rec r = { .type = SHEP_EXITED, .pid = s->job };
 	struct rusage ru;
 	pid_t got;
 	int status;
@@ -131,40 +136,129 @@ reap_job(struct shep *s)
 	if (s->errp >= 0)
 		read_exec_result(s);
 	memset(&ru, 0, sizeof(ru));
+	r->type = SHEP_EXITED;
+	r->pid = s->job;
 	do
 		got = s->sys->wait4(s->job, &status, 0, &ru);
 	while (got < 0 && errno == EINTR);
 	if (got != s->job) {
-		r.type = SHEP_WAIT_FAILED;
-		r.err = got < 0 ? errno : ECHILD;
+		r->type = SHEP_WAIT_FAILED;
+		r->err = got < 0 ? errno : ECHILD;
 		/* Reap it anyway, or it would be reported to us for ever. */
 		proc_reap(s->job, &status);
 	} else {
-		r.status = status;
-		r.wall_us = (clock_ns() - s->t_fork) / 1000;
-		r.user_us = tv_us(&ru.ru_utime);
-		r.sys_us = tv_us(&ru.ru_stime);
+		r->status = status;
+		r->wall_us = (clock_ns() - s->t_fork) / 1000;
+		r->user_us = tv_us(&ru.ru_utime);
+		r->sys_us = tv_us(&ru.ru_stime);
 #ifdef __APPLE__
-		r.max_rss_kib = ru.ru_maxrss / 1024;  /* bytes there */
+		r->max_rss_kib = ru.ru_maxrss / 1024;  /* bytes there */
 #else
-		r.max_rss_kib = ru.ru_maxrss;
+		r->max_rss_kib = ru.ru_maxrss;
 #endif
 	}
 	s->reaped = true;
+}
+
+/* Children not yet exited (after reap() took the exited ones). */
+static bool
+has_children(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+#define SWEEP_NS (10000 * 1000000LL)
+
+/*
+ * SIGKILL to every child. They are ours and unreaped, so no pid here can
+ * belong to anyone else. Their own children come back to us next round.
+ */
+static void
+kill_children(struct shep *s)
+{
+#ifdef __linux__
+	char path[64], buf[4096];
+	long pid = 0;
+	bool digits = false;
+	ssize_t n, i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
+	    (long)s->group);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				pid = pid * 10 + (buf[i] - '0');
+				digits = true;
+			} else if (digits) {
+				if (kill((pid_t)pid, SIGKILL) == 0)
+					s->swept++;
+				pid = 0;
+				digits = false;
+			}
+		}
+	}
+	if (digits && kill((pid_t)pid, SIGKILL) == 0)
+		s->swept++;
+	close(fd);
+#else
+	(void)s;  /* no subreaper: orphans are not ours to find */
+#endif
+}
+
+static void
+sweep(struct shep *s)
+{
+	struct shep_rec r = { .type = SHEP_SWEPT };
+
+	if (has_children() && clock_ns() < s->sweep_until) {
+		kill_children(s);
+		return;
+	}
+	s->sweeping = false;
+	r.status = s->swept;
+	r.leftovers = has_children();
 	report(s, &r);
 }
 
-/* Reap whatever has exited: the job, and orphans that came back to us. */
+/*
+ * Reap whatever has exited: the job, and orphans that came back to us.
+ * The job's report waits until the zombies reparented with it are reaped,
+ * so that what is left really is alive.
+ */
 static void
 reap(struct shep *s)
 {
+	struct shep_rec r = { 0 };
+	bool job_now = false;
 	pid_t pid;
 
 	while ((pid = proc_exited_child()) > 0) {
-		if (pid == s->job && !s->reaped)
-			reap_job(s);
-		else
+		if (pid == s->job && !s->reaped) {
+			reap_job(s, &r);
+			job_now = true;
+		} else {
 			proc_reap(pid, NULL);
+		}
+	}
+	if (job_now) {
+#ifdef __linux__
+		r.leftovers = has_children();
+#endif
+		report(s, &r);
+		if (r.leftovers) {
+			s->sweeping = true;
+			s->sweep_until = clock_ns() + SWEEP_NS;
+			kill_children(s);
+		}
+	} else if (s->sweeping) {
+		sweep(s);
 	}
 }
 
@@ -256,13 +350,17 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 			pfd[n].fd = s.errp;
 			pfd[n++].events = POLLIN;
 		}
-		if (poll(pfd, n, -1) < 0)
+		/* Sweeping, look again soon even if no child died. */
+		rc = poll(pfd, n, s.sweeping ? 10 : -1);
+		if (rc < 0)
 			continue;  /* EINTR: the self-pipe has the news */
 		if (n > 2 && pfd[2].revents != 0)
 			read_exec_result(&s);
 		if (pfd[1].revents != 0) {
 			drain(s.sigp[0]);
 			reap(&s);
+		} else if (rc == 0 && s.sweeping) {
+			sweep(&s);
 		}
 		/* The helper writes nothing: readable means closed or gone. */
 		if (pfd[0].revents != 0)

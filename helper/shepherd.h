@@ -10,6 +10,13 @@
  * the shepherd's pid instead: it cannot be reused while the shepherd lives,
  * and the helper does not reap the shepherd until the job is settled.
  *
+ * On Linux it is also a child subreaper, so every descendant of the job
+ * that outlives its parent comes back to it, in the group or not (setsid,
+ * double fork): once the job has exited, "the shepherd has no children"
+ * proves nothing of the job is left. If something is, it sweeps: kills its
+ * children (which are its own, so their pids cannot be recycled under the
+ * kill), reaps them, and repeats until none is left.
+ *
  * It reports to the helper over a socketpair and exits when the helper
  * closes its end; if the helper dies first, it kills the group on the way.
  */
@@ -30,6 +37,7 @@ enum shep_type {
 	SHEP_EXITED = 3,       /* status, rusage, wall: the job was reaped */
 	SHEP_WAIT_FAILED = 4,  /* err: the job could not be waited for */
 	SHEP_SETUP_FAILED = 5, /* err: no job was started */
+	SHEP_SWEPT = 6,        /* status: how many leftovers it killed */
 };
 
 struct shep_rec {
@@ -38,6 +46,7 @@ struct shep_rec {
 	int status;
 	int err;
 	enum confine_step step;
+	int leftovers;         /* EXITED: something of the job outlived it */
 	int64_t wall_us;
 	int64_t user_us;
 	int64_t sys_us;

@@ -45,6 +45,8 @@ static const char *const step_names[] = {
 static const char *const proof_names[] = {
 	[CONFINE_PROOF_NONE] = "none",
 	[CONFINE_PROOF_PGID] = "pgid",
+	[CONFINE_PROOF_SUBREAPER] = "subreaper",
+	[CONFINE_PROOF_CGROUP] = "cgroup",
 };
 
 const char *

@@ -420,7 +420,7 @@ wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 		r.err = -EBADMSG;
 	if (outcome < CONFINE_COMPLETED || outcome > CONFINE_UNCERTAIN ||
 	    reason > CONFINE_REASON_HELPER_LOST || step > CONFINE_STEP_EXEC ||
-	    backend > CONFINE_BACKEND_NONE || proof > CONFINE_PROOF_PGID)
+	    backend > CONFINE_BACKEND_NONE || proof > CONFINE_PROOF_CGROUP)
 		r.err = -EBADMSG;
 	res->outcome = (enum confine_outcome)outcome;
 	res->reason = (enum confine_reason)reason;

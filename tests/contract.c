@@ -28,6 +28,7 @@ static struct {
 	enum confine_backend backend;
 	int write_errno;
 	int net_errno;
+	enum confine_proof proof;
 } cfg;
 
 /*
@@ -67,7 +68,7 @@ healthy_job_completes_and_writes_only_inside_scratch(void **state)
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	assert_int_equal(j.r.exit_code, 0);
 	assert_int_equal(j.r.backend, cfg.backend);
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	assert_int_equal(j.r.proof, cfg.proof);
 	text = tu_slurp(in, NULL);
 	assert_non_null(text);
 	assert_string_equal(text, "confined\n");
@@ -164,7 +165,7 @@ descendant_left_in_the_group_is_uncertain_and_killed(void **state)
 	assert_true(pid > 1);
 	assert_true(tu_gone(pid));
 	/* Cleanup emptied the group: that much was proven afterwards. */
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	assert_int_equal(j.r.proof, cfg.proof);
 	jr_free(&j);
 }
 
@@ -199,14 +200,15 @@ deadline_cancels_and_the_group_is_gone(void **state)
 	pid = (pid_t)atol(j.out);
 	assert_true(pid > 1);
 	assert_true(tu_gone(pid));
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	assert_int_equal(j.r.proof, cfg.proof);
 	jr_free(&j);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
-contract_run(enum confine_backend backend, int write_errno, int net_errno)
+contract_run(enum confine_backend backend, int write_errno, int net_errno,
+    enum confine_proof proof)
 {
 	const struct CMUnitTest tests[] = {
 		T(healthy_job_completes_and_writes_only_inside_scratch),
@@ -222,5 +224,6 @@ contract_run(enum confine_backend backend, int write_errno, int net_errno)
 	cfg.backend = backend;
 	cfg.write_errno = write_errno;
 	cfg.net_errno = net_errno;
+	cfg.proof = proof;
 	return cmocka_run_group_tests_name("contract", tests, NULL, NULL);
 }

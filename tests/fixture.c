@@ -232,6 +232,153 @@ cmd_cat(int argc, char **argv)
 	return n < 0 ? errno_exit("read") : 0;
 }
 
+/*
+ * A child that leaves the job's process group (setsid, or setpgid with
+ * "pgid") and sleeps; once it has left, prints "pid pgid sid" of it. With
+ * "then-sleep" the job itself goes on sleeping too.
+ */
+static int
+escape(int argc, char **argv, int how, int double_fork)
+{
+	long ms = argc > 2 ? atol(argv[2]) : 30000;
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready) != 0)
+		return errno_exit("pipe");
+	pid = fork();
+	if (pid < 0)
+		return errno_exit("fork");
+	if (pid == 0) {
+		if ((how == 's' ? setsid() : setpgid(0, 0)) < 0)
+			_exit(errno_exit("escape"));
+		if (double_fork) {
+			/* The daemon's way: the intermediate exits at once. */
+			pid = fork();
+			if (pid != 0)
+				_exit(pid < 0 ? 1 : 0);
+		}
+		printf("%ld %ld %ld\n", (long)getpid(), (long)getpgrp(),
+		    (long)getsid(0));
+		fflush(stdout);
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
+		sleep_ms(ms);
+		_exit(0);
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		return 125;
+	if (double_fork)
+		waitpid(pid, NULL, 0);
+	if (argc > 3 && strcmp(argv[3], "then-sleep") == 0)
+		sleep_ms(ms);
+	return 0;
+}
+
+static int
+cmd_setsid(int argc, char **argv)
+{
+	return escape(argc, argv, 's', 0);
+}
+
+static int
+cmd_setpgid(int argc, char **argv)
+{
+	return escape(argc, argv, 'p', 0);
+}
+
+static int
+cmd_daemon(int argc, char **argv)
+{
+	return escape(argc, argv, 's', 1);
+}
+
+/* Burns CPU until something stops it. */
+static int
+cmd_spin(int argc, char **argv)
+{
+	volatile unsigned long n = 0;
+
+	for (;;)
+		n++;
+	return 0;
+}
+
+/* Allocates and touches MiB, one at a time; exits with ENOMEM's number. */
+static int
+cmd_alloc(int argc, char **argv)
+{
+	long mib = argc > 2 ? atol(argv[2]) : 1024, i;
+	char *p;
+
+	for (i = 0; i < mib; i++) {
+		p = malloc(1 << 20);
+		if (p == NULL) {
+			errno = ENOMEM;
+			return errno_exit("malloc");
+		}
+		memset(p, 1, 1 << 20);
+	}
+	return 0;
+}
+
+/* Opens /dev/null N times. */
+static int
+cmd_open_many(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 1000, i;
+
+	for (i = 0; i < n; i++)
+		if (open("/dev/null", O_RDONLY) < 0)
+			return errno_exit("open");
+	return 0;
+}
+
+/* Writes BYTES to PATH. */
+static int
+cmd_write_big(int argc, char **argv)
+{
+	char buf[4096];
+	long left;
+	int fd;
+
+	if (argc < 4)
+		return 125;
+	left = atol(argv[3]);
+	memset(buf, 'x', sizeof(buf));
+	fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno_exit(argv[2]);
+	for (; left > 0; left -= (long)sizeof(buf))
+		if (write(fd, buf, left < (long)sizeof(buf) ? (size_t)left :
+		    sizeof(buf)) < 0)
+			return errno_exit("write");
+	return 0;
+}
+
+/* Forks N children that sleep briefly; waits for them. */
+static int
+cmd_fork_many(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 100, i;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			return errno_exit("fork");
+		if (pid == 0) {
+			sleep_ms(200);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -250,6 +397,14 @@ static const struct {
 	{ "ids", cmd_ids },
 	{ "cwd", cmd_cwd },
 	{ "cat", cmd_cat },
+	{ "setsid", cmd_setsid },
+	{ "setpgid", cmd_setpgid },
+	{ "daemon", cmd_daemon },
+	{ "spin", cmd_spin },
+	{ "alloc", cmd_alloc },
+	{ "open-many", cmd_open_many },
+	{ "write-big", cmd_write_big },
+	{ "fork-many", cmd_fork_many },
 };
 
 int

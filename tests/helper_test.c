@@ -86,7 +86,7 @@ completed_writes_inside_and_is_denied_outside(void **state)
 	hu_init(&j, scratch, "write", in, NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
-	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_SUBREAPER);
 	assert_int_equal(j.r.backend, CONFINE_BACKEND_LANDLOCK);
 	assert_true(tu_exists(in));
 	assert_true(j.r.pid > 0 && j.r.pgid > 0);
@@ -176,6 +176,14 @@ deadline_cancels_and_descendants_are_uncertain(void **state)
 	hu_free(&j);
 
 	hu_init(&j, scratch, "detach", "30000", NULL);
+	assert_int_equal(hu_run(C(state), &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
+	assert_int_equal(j.r.reason, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_true(tu_gone((pid_t)atol(j.out)));
+	hu_free(&j);
+
+	/* Out of the group by setsid: found all the same, and killed. */
+	hu_init(&j, scratch, "setsid", "30000", NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
 	assert_int_equal(j.r.reason, CONFINE_REASON_GROUP_STILL_PRESENT);

@@ -614,6 +614,7 @@ main(void)
 	};
 
 	jr_setup();
-	return contract_run(CONFINE_BACKEND_LANDLOCK, EACCES, EPERM) +
+	return contract_run(CONFINE_BACKEND_LANDLOCK, EACCES, EPERM,
+	    CONFINE_PROOF_SUBREAPER) +
 	    cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }

@@ -82,10 +82,16 @@ enum confine_step {
 	CONFINE_STEP_EXEC = 5,    /* execve, or the pre-check of the program */
 };
 
-/* How the result proved that nothing of the job was left. */
+/*
+ * How the end of the job was proven: nothing of it left. The strongest
+ * available is used, and the weaker ones are checked too.
+ */
 enum confine_proof {
-	CONFINE_PROOF_NONE = 0,  /* not proven (see the outcome) */
-	CONFINE_PROOF_PGID = 1,  /* kill(-pgid, 0) gave ESRCH */
+	CONFINE_PROOF_NONE = 0,      /* not proven (see the outcome) */
+	CONFINE_PROOF_PGID = 1,      /* kill(-pgid, 0) gave ESRCH (macOS) */
+	CONFINE_PROOF_SUBREAPER = 2, /* and, as the job's subreaper, no
+	                                descendant left in or out of the group */
+	CONFINE_PROOF_CGROUP = 3,    /* and its cgroup v2 reads "populated 0" */
 };
 
 /*

@@ -14,5 +14,6 @@ int
 main(void)
 {
 	jr_setup();
-	return contract_run(CONFINE_BACKEND_SEATBELT, EPERM, EPERM);
+	return contract_run(CONFINE_BACKEND_SEATBELT, EPERM, EPERM,
+	    CONFINE_PROOF_PGID);
 }

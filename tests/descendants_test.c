@@ -1,0 +1,130 @@
+/*
+ * Descendants that leave the job's process group (setsid, setpgid, the
+ * double fork of a daemon) are invisible to kill(-pgid, 0). On Linux the
+ * shepherd is their subreaper: they are found, the job is never Completed,
+ * and they are killed. Each case also shows the escape itself: the
+ * leftover's group is not the job's, so the pgid proof alone would pass.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tests/jobrun.h"
+#include "tests/testutil.h"
+
+#define LL CONFINE_BACKEND_LANDLOCK
+
+/* The fixture's "pid pgid sid" line for the leftover. */
+static pid_t
+leftover(const struct jr *j, long *pgid)
+{
+	long pid = 0, sid = 0;
+
+	assert_non_null(j->out);
+	assert_int_equal(sscanf(j->out, "%ld %ld %ld", &pid, pgid, &sid), 3);
+	assert_true(pid > 1);
+	return (pid_t)pid;
+}
+
+static void
+escaped(const char *how, void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	long pgid;
+	pid_t pid;
+
+	jr_init(&j, LL, d->scratch, how, "30000", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.exit_code, 0);
+	pid = leftover(&j, &pgid);
+	/* Out of the group: kill(-pgid, 0) could not have seen it. */
+	assert_int_not_equal(pgid, j.r.pgid);
+	assert_true(tu_gone(pid));
+	/* Swept: afterwards nothing is left, by the subreaper's account. */
+	assert_int_equal(j.r.proof, CONFINE_PROOF_SUBREAPER);
+	jr_free(&j);
+}
+
+static void
+setsid_sleeper_is_uncertain_and_killed(void **state)
+{
+	escaped("setsid", state);
+}
+
+static void
+setpgid_sleeper_is_uncertain_and_killed(void **state)
+{
+	escaped("setpgid", state);
+}
+
+static void
+double_forked_daemon_is_uncertain_and_killed(void **state)
+{
+	escaped("daemon", state);
+}
+
+/* The deadline kills the group; the escaped one is swept once orphaned. */
+static void
+escaped_descendant_under_a_deadline_is_cancelled_and_killed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	long pgid;
+	pid_t pid;
+
+	jr_init(&j, LL, d->scratch, "setsid", "30000", "then-sleep", NULL);
+	j.spec.deadline_ms = 200;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	pid = leftover(&j, &pgid);
+	assert_int_not_equal(pgid, j.r.pgid);
+	assert_true(tu_gone(pid));
+	jr_free(&j);
+}
+
+/* A failure selected first stays: the leftover is still killed. */
+static void
+failed_job_with_a_leftover_stays_failed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "setsid", "30000", NULL);
+	/* Unconfined sh runs the fixture and then fails on its own. */
+	j.argv[0] = "fixture";
+	j.spec.exe = "/bin/sh";
+	j.argv[0] = "sh";
+	j.argv[1] = "-c";
+	j.argv[2] = "\"$0\" setsid 30000; exit 7";
+	j.argv[3] = jr_fixture;
+	j.argv[4] = NULL;
+	j.spec.argc = 4;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, 7);
+	assert_true(tu_gone((pid_t)atol(j.out)));
+	jr_free(&j);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(setsid_sleeper_is_uncertain_and_killed),
+		T(setpgid_sleeper_is_uncertain_and_killed),
+		T(double_forked_daemon_is_uncertain_and_killed),
+		T(escaped_descendant_under_a_deadline_is_cancelled_and_killed),
+		T(failed_job_with_a_leftover_stays_failed),
+	};
+
+	jr_setup();
+	return cmocka_run_group_tests_name("descendants", tests, NULL, NULL);
+}
