@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include "src/endian.h"
 #include "src/fd.h"
 #ifdef __linux__
+#include "helper/cgroup.h"
 #include "helper/landlock.h"
 #include "helper/seccomp.h"
 #endif
@@ -31,7 +33,7 @@ child_err_decode(const unsigned char rec[CHILD_ERR_LEN], int *err)
 	uint32_t step = be32dec(rec);
 
 	*err = (int)be32dec(rec + 4);
-	return step <= CONFINE_STEP_EXEC ? (enum confine_step)step :
+	return step <= CONFINE_STEP_LIMITS ? (enum confine_step)step :
 	    CONFINE_STEP_EXEC;
 }
 
@@ -121,6 +123,41 @@ confine(const struct child_plan *p)
 	return rc;
 }
 
+static int
+set_limit(int resource, int64_t soft, int64_t hard)
+{
+	struct rlimit rl;
+
+	rl.rlim_cur = (rlim_t)soft;
+	rl.rlim_max = (rlim_t)hard;
+	return setrlimit(resource, &rl) == 0 ? 0 : -errno;
+}
+
+/* Soft and hard alike, so the job cannot raise them again. */
+static int
+apply_limits(const struct child_plan *p)
+{
+	const struct confine_limits *l = p->limits;
+	int rc = 0;
+
+	if (l == NULL)
+		return 0;
+	/* One more second of hard limit: SIGXCPU first, not a bare SIGKILL. */
+	if (rc == 0 && l->cpu_seconds > 0)
+		rc = set_limit(RLIMIT_CPU, l->cpu_seconds, l->cpu_seconds + 1);
+	if (rc == 0 && l->address_space > 0)
+		rc = set_limit(RLIMIT_AS, l->address_space, l->address_space);
+	if (rc == 0 && l->open_files > 0)
+		rc = set_limit(RLIMIT_NOFILE, l->open_files, l->open_files);
+	if (rc == 0 && l->file_size > 0)
+		rc = set_limit(RLIMIT_FSIZE, l->file_size, l->file_size);
+#ifdef RLIMIT_NPROC
+	if (rc == 0 && l->processes > 0 && p->rlimit_nproc)
+		rc = set_limit(RLIMIT_NPROC, l->processes, l->processes);
+#endif
+	return rc;
+}
+
 /*
  * Under a launcher, exec succeeds whatever the job's program is, and the
  * launcher's own failure is only an exit status. Check the program here,
@@ -145,6 +182,10 @@ child_exec(const struct child_plan *p, int errfd)
 
 	if ((rc = reset_signals()) != 0)
 		fail(errfd, CONFINE_STEP_SIGNALS, -rc);
+#ifdef __linux__
+	if ((rc = cgroup_join(p->cg_procs)) != 0)
+		fail(errfd, CONFINE_STEP_LIMITS, -rc);
+#endif
 	if ((rc = place_stdio(p->fd, &errfd)) != 0)
 		fail(errfd, CONFINE_STEP_STDIO, -rc);
 	if (chdir(p->cwd) != 0)
@@ -153,6 +194,8 @@ child_exec(const struct child_plan *p, int errfd)
 		fail(errfd, CONFINE_STEP_CONFINE, -rc);
 	if (p->path != p->exe && (rc = check_program(p->exe)) != 0)
 		fail(errfd, CONFINE_STEP_EXEC, -rc);
+	if ((rc = apply_limits(p)) != 0)
+		fail(errfd, CONFINE_STEP_LIMITS, -rc);
 	execve(p->path, p->argv, p->envp);
 	fail(errfd, CONFINE_STEP_EXEC, errno);
 }

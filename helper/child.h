@@ -3,11 +3,15 @@
  * default signal dispositions and an empty mask; the job's stdio in place
  * and every other descriptor closed; cwd; confinement; exec with exactly
  * the given environment. (The process group was made by the shepherd.)
- * A failure is written to errfd as {step, errno}; EOF on its read end
- * means exec happened.
+ * Around them: the job's cgroups are joined first (before it could fork),
+ * its rlimits set last (so that a low RLIMIT_NOFILE cannot starve the
+ * setup). A failure is written to errfd as {step, errno}; EOF on its read
+ * end means exec happened.
  */
 #ifndef CONFINE_CHILD_H
 #define CONFINE_CHILD_H
+
+#include <stdbool.h>
 
 #include "confine/confine.h"
 #include "src/policy.h"
@@ -28,6 +32,10 @@ struct child_plan {
 	const struct policy *policy;
 	const struct landlock_plan *landlock;
 	const struct seccomp_prog *seccomp;
+	const struct confine_limits *limits;
+	bool rlimit_nproc;        /* processes bound by RLIMIT_NPROC, not a cgroup */
+	const char *remove_root;  /* a fresh root the shepherd removes on request */
+	int cg_procs[3];          /* cgroup.procs to join first, or -1 */
 };
 
 _Noreturn void child_exec(const struct child_plan *p, int errfd);

@@ -48,6 +48,7 @@ job_env_init(struct job_env *env)
 	env->landlock_abi = landlock_abi();
 	if (seccomp_build(&env->seccomp) != 0)
 		env->seccomp.count = 0;
+	cgroup_env_init(&env->cg);
 #else
 	env->landlock_abi = -ENOSYS;
 #endif
@@ -58,6 +59,7 @@ job_env_fini(struct job_env *env)
 {
 #ifdef __linux__
 	seccomp_free(&env->seccomp);
+	cgroup_env_fini(&env->cg);
 #endif
 	(void)env;
 }
@@ -73,6 +75,7 @@ struct plan {
 	char *devices[SPEC_MAX_DEVICES];
 	size_t ndevices;
 	char **launcher_argv;
+	bool fresh_made;       /* scratch is a directory we made */
 };
 
 static char *const empty_env[] = { NULL };
@@ -113,6 +116,25 @@ canonical_dir(const char *path, char **out)
 	if (stat(*out, &st) != 0)
 		return -errno;
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* Replaces the parent *path with a fresh directory made beneath it. */
+static int
+make_fresh(char **path)
+{
+	size_t n = strlen(*path) + sizeof("/confine.XXXXXX");
+	char *fresh = malloc(n);
+
+	if (fresh == NULL)
+		return -ENOMEM;
+	snprintf(fresh, n, "%s/confine.XXXXXX", *path);
+	if (mkdtemp(fresh) == NULL) {
+		free(fresh);
+		return -errno;
+	}
+	free(*path);
+	*path = fresh;
+	return 0;
 }
 
 static int
@@ -183,6 +205,11 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 	p->child.backend = resolve(s->backend);
 	if (s->scratch != NULL && (rc = canonical_dir(s->scratch, &p->scratch)) != 0)
 		REFUSE(rc, "the scratch root must be an existing directory");
+	if (s->fresh_scratch) {
+		if ((rc = make_fresh(&p->scratch)) != 0)
+			REFUSE(rc, "no fresh scratch root could be made there");
+		p->fresh_made = true;
+	}
 	for (i = 0; i < s->ndevices; i++) {
 		rc = canonical_device(s->devices[i], &p->devices[i]);
 		p->ndevices = i + 1;
@@ -201,7 +228,89 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 	for (k = 0; k < 3; k++)
 		p->child.fd[k] = s->fd[k];
 	p->child.policy = &p->policy;
+	p->child.limits = &s->limits;
+	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
+	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
 	return plan_backend(p, s, env, why);
+}
+
+/*
+ * The job's cgroups and how its process count is bounded: by its pids
+ * cgroup when there is one, else by RLIMIT_NPROC, which does not bind root.
+ */
+static int
+plan_limits(struct plan *p, struct job *j, const struct spec *s,
+    const struct job_env *env, const char **why)
+{
+#ifdef __linux__
+	int rc, i;
+
+	rc = cgroup_job_create(&env->cg, &j->cg, s->limits.memory,
+	    s->limits.processes, why);
+	if (rc != 0) {
+		if (*why == NULL)
+			*why = "the job's cgroups could not be created";
+		return rc == -ENOTSUP ? rc : -ENOTSUP;
+	}
+	for (i = 0; i < CGROUP_JOINS; i++)
+		p->child.cg_procs[i] = j->cg.procs[i];
+	if (s->limits.processes > 0 && j->cg.pids < 0) {
+		if (geteuid() == 0)
+			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
+			    "cgroup, not available here");
+		p->child.rlimit_nproc = true;
+	}
+	return 0;
+#else
+	(void)j;
+	(void)env;
+	if (s->limits.memory > 0)
+		REFUSE(-ENOTSUP, "a memory bound needs a cgroup");
+	p->child.rlimit_nproc = true;
+	return 0;
+#endif
+}
+
+static void
+release_cgroups(struct job *j)
+{
+#ifdef __linux__
+	cgroup_job_destroy(&j->cg);
+#else
+	(void)j;
+#endif
+}
+
+/* SIGKILL to the whole job: its group, and its cgroup if it has one. */
+static int
+kill_all(struct job *j)
+{
+	int rc = j->sys->kill(-j->shep, SIGKILL);
+	int err = errno;
+
+#ifdef __linux__
+	if (j->cg.kill >= 0)
+		(void)cgroup_job_kill(&j->cg);
+#endif
+	errno = err;
+	return rc;
+}
+
+/* 1 while the job's cgroup has a process, 0 when it has none or no cgroup. */
+static int
+cgroup_busy(const struct job *j)
+{
+#ifdef __linux__
+	int rc;
+
+	if (j->cg.events < 0)
+		return 0;
+	rc = cgroup_job_populated(&j->cg);
+	return rc == 0 ? 0 : 1;
+#else
+	(void)j;
+	return 0;
+#endif
 }
 
 static void
@@ -223,11 +332,21 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	memset(j, 0, sizeof(*j));
 	j->ctl = -1;
 	*why = NULL;
+#ifdef __linux__
+	memset(&j->cg, 0, sizeof(j->cg));
+	j->cg.v2 = j->cg.memory = j->cg.pids = j->cg.events = j->cg.kill = -1;
+	j->cg.procs[0] = j->cg.procs[1] = j->cg.procs[2] = -1;
+#endif
 	rc = plan_build(&p, s, env, why);
+	if (rc == 0)
+		rc = plan_limits(&p, j, s, env, why);
 	if (rc == 0 && (rc = fd_socketpair(sv)) != 0)
 		*why = "no socketpair for the shepherd";
 	if (rc != 0) {
+		if (p.fresh_made)
+			(void)rmdir(p.scratch);
 		plan_free(&p);
+		release_cgroups(j);
 		return rc;
 	}
 	j->sys = env->sys ? env->sys : &job_sys_real;
@@ -239,9 +358,20 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	rc = pid < 0 ? -errno : 0;
 	close(sv[1]);
 	result_init(&j->result, p.child.backend);
+	/* The root the job writes into, for the host: the plan's goes. */
+	j->fresh = s->fresh_scratch;
+	j->root = p.scratch ? strdup(p.scratch) : NULL;
+	if (rc != 0 && p.fresh_made)
+		(void)rmdir(p.scratch);
 	plan_free(&p);
+#ifdef __linux__
+	/* The shepherd has them now; ours would keep nothing alive but fds. */
+	for (int i = 0; i < CGROUP_JOINS; i++)
+		fd_closep(&j->cg.procs[i]);
+#endif
 	if (rc != 0) {
 		close(sv[0]);
+		release_cgroups(j);
 		*why = "fork failed";
 		return rc;
 	}
@@ -255,6 +385,19 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	j->t_deadline = s->deadline_ms > 0 ? now + s->deadline_ms * MS : INT64_MAX;
 	j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
 	return 0;
+}
+
+void
+job_release(struct job *j)
+{
+	free(j->root);
+	j->root = NULL;
+}
+
+const char *
+job_root(const struct job *j)
+{
+	return j->root ? j->root : "";
 }
 
 int
@@ -285,6 +428,22 @@ job_timer(const struct job *j)
 	return t;
 }
 
+/* Releases the shepherd and ends the job; the result is what it is. */
+static void
+complete(struct job *j)
+{
+	/* A refused job never ran: its fresh root is empty. */
+	if (j->fresh && (j->events & JOB_EV_REFUSED))
+		(void)rmdir(j->root);
+	/* Releasing the shepherd lets the pgid go: no kill after this. */
+	fd_closep(&j->ctl);
+	release_cgroups(j);
+	j->t_deadline = j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
+	j->phase = JOB_DONE;
+	if (!(j->events & JOB_EV_REFUSED))
+		j->events |= JOB_EV_SETTLED;
+}
+
 static void
 finish(struct job *j)
 {
@@ -306,12 +465,22 @@ finish(struct job *j)
 	default:
 		break;
 	}
-	/* Releasing the shepherd lets the pgid go: no kill after this. */
-	fd_closep(&j->ctl);
-	j->t_deadline = j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
-	j->phase = JOB_DONE;
-	if (!(j->events & JOB_EV_REFUSED))
-		j->events |= JOB_EV_SETTLED;
+	if (j->fresh && !(j->events & JOB_EV_REFUSED)) {
+		/*
+		 * A fresh root goes only when nothing of the job can still
+		 * write into it; the shepherd removes it, off our loop.
+		 */
+		r->scratch_kept = 1;
+		if (r->outcome != CONFINE_UNCERTAIN &&
+		    r->proof != CONFINE_PROOF_NONE && j->ctl >= 0 &&
+		    write(j->ctl, "R", 1) == 1) {
+			j->phase = JOB_REMOVING;
+			j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
+			j->t_poll = INT64_MAX;
+			return;
+		}
+	}
+	complete(j);
 }
 
 static void
@@ -326,7 +495,7 @@ refuse(struct job *j, int err, const char *why)
 static void
 drain_start(struct job *j, int64_t now)
 {
-	(void)j->sys->kill(-j->shep, SIGKILL);
+	(void)kill_all(j);
 	j->phase = JOB_DRAINING;
 	j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
 	j->poll_step = POLL_FIRST_NS;
@@ -339,8 +508,7 @@ static enum confine_proof
 proven(const struct job *j)
 {
 #ifdef __linux__
-	(void)j;
-	return CONFINE_PROOF_SUBREAPER;
+	return j->cg.events >= 0 ? CONFINE_PROOF_CGROUP : CONFINE_PROOF_SUBREAPER;
 #else
 	(void)j;
 	return CONFINE_PROOF_PGID;
@@ -351,7 +519,8 @@ proven(const struct job *j)
 static bool
 empty(struct job *j)
 {
-	return !j->sweeping && j->sys->kill(-j->shep, 0) != 0 && errno == ESRCH;
+	return !j->sweeping && !cgroup_busy(j) &&
+	    j->sys->kill(-j->shep, 0) != 0 && errno == ESRCH;
 }
 
 static void
@@ -366,7 +535,7 @@ drain_poll(struct job *j, int64_t now)
 		finish(j);  /* proof stays NONE: we could not show it empty */
 		return;
 	}
-	(void)j->sys->kill(-j->shep, SIGKILL);
+	(void)kill_all(j);
 	if (j->poll_step < POLL_MAX_NS)
 		j->poll_step *= 2;
 	j->t_poll = now + j->poll_step;
@@ -379,7 +548,11 @@ drain_poll(struct job *j, int64_t now)
 static void
 prove(struct job *j, int64_t now)
 {
-	if (j->sys->kill(-j->shep, 0) == 0) {
+	if (cgroup_busy(j)) {
+		/* A process of the job's cgroup outlived it, in its group or not. */
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
+	} else if (j->sys->kill(-j->shep, 0) == 0) {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
 	} else if (errno == ESRCH) {
@@ -433,9 +606,12 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 		j->phase = JOB_RUNNING;
 		if (r->type == SHEP_EXEC_OK) {
 			j->events |= JOB_EV_STARTED;
-		} else if (r->step == CONFINE_STEP_CONFINE) {
-			/* Never run unconfined: the request is refused. */
-			refuse(j, -ENOTSUP, "the confinement could not be applied");
+		} else if (r->step == CONFINE_STEP_CONFINE ||
+		    r->step == CONFINE_STEP_LIMITS) {
+			/* Never run unconfined or unbounded: refused. */
+			refuse(j, -ENOTSUP, r->step == CONFINE_STEP_CONFINE ?
+			    "the confinement could not be applied" :
+			    "a resource bound or cgroup could not be applied");
 			j->result.error = r->err;
 		} else {
 			j->events |= JOB_EV_STARTED;
@@ -461,6 +637,12 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 			j->t_drain_end = now;
 		if (j->phase == JOB_DRAINING)
 			drain_poll(j, now);
+		break;
+	case SHEP_REMOVED:
+		if (j->phase == JOB_REMOVING) {
+			j->result.scratch_kept = r->err != 0;
+			complete(j);
+		}
 		break;
 	case SHEP_SETUP_FAILED:
 		if (j->phase == JOB_STARTING) {
@@ -502,8 +684,13 @@ job_shepherd_lost(struct job *j, int64_t now)
 	(void)now;
 	if (j->phase == JOB_DONE)
 		return;
+	if (j->phase == JOB_REMOVING) {
+		/* Settled already; only the removal is in doubt: kept. */
+		complete(j);
+		return;
+	}
 	/* Still safe: its zombie holds the pgid until we reap it. */
-	(void)j->sys->kill(-j->shep, SIGKILL);
+	(void)kill_all(j);
 	if (j->phase == JOB_STARTING)
 		refuse(j, -ECHILD, "the shepherd died before the job started");
 	else
@@ -520,7 +707,7 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 
 	j->stopping = true;
 	j->t_deadline = INT64_MAX;
-	if (j->sys->kill(-j->shep, sig) == 0)
+	if ((sig == SIGKILL ? kill_all(j) : j->sys->kill(-j->shep, sig)) == 0)
 		settle_select(&j->settle, CONFINE_CANCELLED, why, 0,
 		    CONFINE_STEP_NONE);
 	else if (errno != ESRCH)
@@ -554,7 +741,7 @@ job_tick(struct job *j, int64_t now)
 		stop(j, CONFINE_REASON_DEADLINE, now);
 	if (now >= j->t_grace || now >= j->t_retry) {
 		j->t_grace = INT64_MAX;
-		if (j->sys->kill(-j->shep, SIGKILL) != 0 && errno != ESRCH)
+		if (kill_all(j) != 0 && errno != ESRCH)
 			settle_select(&j->settle, CONFINE_UNCERTAIN,
 			    CONFINE_REASON_KILL_AMBIGUOUS, errno,
 			    CONFINE_STEP_NONE);
@@ -599,6 +786,7 @@ job_run(const struct spec *s, const struct job_env *env,
 			job_tick(&j, now);
 	}
 	proc_reap(j.shep, NULL);
+	job_release(&j);
 	if (j.events & JOB_EV_REFUSED) {
 		*why = j.why;
 		return j.refused;

@@ -8,9 +8,10 @@
  *   -> reap the shepherd (job_shepherd()) -> done
  *
  * Events tell the driver what to send: JOB_EV_STARTED (the job exec'd or
- * failed before exec: pid and pgid are known), JOB_EV_REFUSED (no job will
- * run: refused holds -errno), JOB_EV_SETTLED (result is final). The driver
- * clears them.
+ * failed before exec: pid and pgid are known), JOB_EV_SETTLED (result is
+ * final), JOB_EV_REFUSED (no job will run: refused holds -errno; it stays
+ * set, and is to be told once the job is JOB_DONE, when nothing of it is
+ * left, a fresh scratch root included). The driver clears the others.
  */
 #ifndef CONFINE_JOB_H
 #define CONFINE_JOB_H
@@ -24,6 +25,7 @@
 #include "src/settle.h"
 #include "src/spec.h"
 #ifdef __linux__
+#include "helper/cgroup.h"
 #include "helper/seccomp.h"
 #endif
 
@@ -32,11 +34,15 @@ struct job_env {
 	int landlock_abi;                /* < 0: no Landlock (-errno) */
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
+	struct cgroup_env cg;            /* the helper's cgroups, if any */
 #endif
 	const struct job_sys *sys;       /* NULL: the real calls */
 };
 
-/* Probes the machine. Never fails: a missing feature refuses jobs later. */
+/*
+ * Probes the machine, and creates the helper's cgroups where it may. Never
+ * fails: a missing feature refuses the jobs that need it, later.
+ */
 void job_env_init(struct job_env *env);
 void job_env_fini(struct job_env *env);
 
@@ -44,6 +50,7 @@ enum job_phase {
 	JOB_STARTING = 1,  /* forked, waiting for the exec result */
 	JOB_RUNNING,       /* exec'd, waiting for its exit */
 	JOB_DRAINING,      /* exit decided; killing what is left of the group */
+	JOB_REMOVING,      /* settled; the shepherd removes the fresh root */
 	JOB_DONE,          /* settled or refused; shepherd released */
 };
 
@@ -72,6 +79,11 @@ struct job {
 	int64_t t_drain_end;
 	bool stopping;                 /* a deadline or cancel fired */
 	bool sweeping;                 /* the shepherd is killing leftovers */
+#ifdef __linux__
+	struct cgroup_job cg;          /* the job's cgroups, if any */
+#endif
+	bool fresh;                    /* root was made for this job */
+	char *root;                    /* its scratch root, canonical */
 	unsigned char rbuf[SHEP_REC_LEN];
 	size_t rlen;
 };
@@ -84,6 +96,11 @@ struct job {
  */
 int job_start(struct job *j, const struct spec *s, const struct job_env *env,
     int64_t now, const char **why);
+
+/* Frees what job_start allocated; after JOB_DONE and the reaping. */
+void job_release(struct job *j);
+/* The job's scratch root, canonical ("" for none). */
+const char *job_root(const struct job *j);
 
 /* The shepherd's socket, to poll for input; -1 once released. */
 int job_fd(const struct job *j);

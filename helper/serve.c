@@ -256,12 +256,14 @@ job_after(struct srv *s, struct hjob *h)
 	struct conn *c = h->conn;
 	unsigned ev = h->j.events;
 
-	h->j.events = 0;
+	/* REFUSED stays set: it is sent at JOB_DONE, below. */
+	h->j.events &= JOB_EV_REFUSED;
 	if (c != NULL) {
 		if (ev & JOB_EV_STARTED)
 			(void)wire_put_started(&c->out, h->id, h->j.result.pid,
-			    h->j.result.pgid);
-		if (ev & JOB_EV_REFUSED)
+			    h->j.result.pgid, job_root(&h->j));
+		/* A refusal is told once the job left nothing behind. */
+		if ((h->j.events & JOB_EV_REFUSED) && h->j.phase == JOB_DONE)
 			reply_error(c, h->id, -h->j.refused, h->j.why);
 		if (ev & JOB_EV_SETTLED)
 			(void)wire_put_settled(&c->out, h->id, &h->j.result);
@@ -279,6 +281,7 @@ job_free(struct srv *s, struct hjob *h)
 	heap_del(s, h);
 	TAILQ_REMOVE(&s->jobs, h, all);
 	s->njobs--;
+	job_release(&h->j);
 	free(h);
 }
 

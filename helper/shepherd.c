@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -43,14 +45,14 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	r->status = (int)be32dec(buf + 8);
 	r->err = (int)be32dec(buf + 12);
 	step = be32dec(buf + 16);
-	r->step = step <= CONFINE_STEP_EXEC ? (enum confine_step)step :
+	r->step = step <= CONFINE_STEP_LIMITS ? (enum confine_step)step :
 	    CONFINE_STEP_EXEC;
 	r->leftovers = (int)be32dec(buf + 20);
 	r->wall_us = (int64_t)be64dec(buf + 24);
 	r->user_us = (int64_t)be64dec(buf + 32);
 	r->sys_us = (int64_t)be64dec(buf + 40);
 	r->max_rss_kib = (int64_t)be64dec(buf + 48);
-	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_SWEPT ? 0 : -EBADMSG;
+	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_REMOVED ? 0 : -EBADMSG;
 }
 
 static int sigchld_fd = -1;
@@ -262,6 +264,60 @@ reap(struct shep *s)
 	}
 }
 
+#define REMOVE_DEPTH 256
+
+/*
+ * Removes name in dir, a tree the job made: every job process is gone, so
+ * nothing changes under us. Never follows a symlink (the link goes, not
+ * what it points to); gives the owner rwx on a directory it must open.
+ */
+static int
+remove_at(int dir, const char *name, int depth)
+{
+	struct dirent *e;
+	struct stat st;
+	int fd, rc = 0;
+	DIR *d;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dir, name, 0) == 0 ? 0 : -errno;
+	if (depth > REMOVE_DEPTH)
+		return -ELOOP;
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES &&
+	    fchmodat(dir, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0)
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (rc == 0)
+			rc = remove_at(fd, e->d_name, depth + 1);
+	}
+	closedir(d);
+	if (rc == 0 && unlinkat(dir, name, AT_REMOVEDIR) != 0)
+		rc = -errno;
+	return rc;
+}
+
+static void
+remove_root(struct shep *s, const char *root)
+{
+	struct shep_rec r = { .type = SHEP_REMOVED };
+
+	r.err = root == NULL ? EINVAL : -remove_at(AT_FDCWD, root, 0);
+	report(s, &r);
+}
+
 static void
 drain(int fd)
 {
@@ -298,7 +354,8 @@ void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 {
 	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys };
-	int keep[4] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2] };
+	int keep[7] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
+		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2] };
 	int errp[2], rc, i;
 	pid_t home = getpgrp();
 	struct pollfd pfd[3];
@@ -306,7 +363,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	nfds_t n;
 
 	set_signals(&chld);
-	fd_close_except(keep, 4);
+	fd_close_except(keep, 7);
 	s.group = getpid();
 	if (setpgid(0, 0) != 0)
 		setup_failed(&s, errno);
@@ -328,9 +385,13 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	}
 	close(errp[1]);
 	s.errp = errp[0];
-	for (i = 0; i < 3; i++)
+	/* The job has its copies; the shepherd must not hold its pipes. */
+	for (i = 0; i < 3; i++) {
 		if (plan->fd[i] >= 0 && plan->fd[i] != ctl)
 			close(plan->fd[i]);
+		if (plan->cg_procs[i] >= 0)
+			close(plan->cg_procs[i]);
+	}
 	/* Leave the group: its id stays ours, its members are the job's. */
 	if (setpgid(0, home) != 0) {
 		rc = errno;
@@ -362,9 +423,17 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		} else if (rc == 0 && s.sweeping) {
 			sweep(&s);
 		}
-		/* The helper writes nothing: readable means closed or gone. */
-		if (pfd[0].revents != 0)
+		/* A command, or EOF: the helper released us or is gone. */
+		if (pfd[0].revents != 0) {
+			char cmd;
+
+			if (read(s.ctl, &cmd, 1) == 1 && cmd == SHEP_CMD_REMOVE &&
+			    s.reaped && !s.sweeping) {
+				remove_root(&s, plan->remove_root);
+				continue;
+			}
 			break;
+		}
 	}
 	if (!s.reaped) {
 		/* Released early or the helper died: the job must not outlive us. */

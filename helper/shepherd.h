@@ -19,6 +19,8 @@
  *
  * It reports to the helper over a socketpair and exits when the helper
  * closes its end; if the helper dies first, it kills the group on the way.
+ * Asked to, it removes the job's fresh scratch root first: it is the one
+ * process with time for a tree of any size.
  */
 #ifndef CONFINE_SHEPHERD_H
 #define CONFINE_SHEPHERD_H
@@ -38,7 +40,11 @@ enum shep_type {
 	SHEP_WAIT_FAILED = 4,  /* err: the job could not be waited for */
 	SHEP_SETUP_FAILED = 5, /* err: no job was started */
 	SHEP_SWEPT = 6,        /* status: how many leftovers it killed */
+	SHEP_REMOVED = 7,      /* err: the fresh root is gone (0) or not */
 };
+
+/* What the helper may ask of the shepherd, one byte, before it closes. */
+#define SHEP_CMD_REMOVE 'R'    /* remove plan->remove_root */
 
 struct shep_rec {
 	enum shep_type type;

@@ -56,6 +56,7 @@ struct confine_job {
 	bool freed;                    /* the caller let go of it */
 	bool listed;                   /* in the table, awaiting the helper */
 	enum confine_backend backend;
+	char *scratch;                 /* as the helper said, from STARTED */
 	struct confine_result result;
 	struct confine_job *next;
 };
@@ -116,6 +117,13 @@ confine_spec_init(struct confine_spec *spec)
 
 /* ---- the job table, under mu ---- */
 
+static void
+job_delete(struct confine_job *j)
+{
+	free(j->scratch);
+	free(j);
+}
+
 static struct confine_job **
 slot(struct confine *c, uint32_t id)
 {
@@ -134,7 +142,7 @@ unlist(struct confine *c, struct confine_job *j)
 	*slot(c, j->id) = j->next;
 	j->listed = false;
 	if (j->freed)
-		free(j);
+		job_delete(j);
 }
 
 static void
@@ -167,7 +175,7 @@ helper_lost(struct confine *c)
 			lost_result(j);
 			j->listed = false;
 			if (j->freed)
-				free(j);
+				job_delete(j);
 		}
 		c->ids[b] = NULL;
 	}
@@ -183,6 +191,7 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 	struct confine_job *j = h->id ? *slot(c, h->id) : NULL;
 	struct confine_result r;
 	struct wire_error e;
+	const char *scratch;
 	pid_t pid, pgid;
 
 	if (!wire_type_known(h->type) || h->nfds != 0)
@@ -192,12 +201,13 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 		return -EBADMSG;
 	switch (h->type) {
 	case WIRE_STARTED:
-		if (wire_get_started(p, h->len, &pid, &pgid) != 0)
+		if (wire_get_started(p, h->len, &pid, &pgid, &scratch) != 0)
 			return -EBADMSG;
 		if (j != NULL && j->state == J_SENT) {
 			j->state = J_STARTED;
 			j->result.pid = pid;
 			j->result.pgid = pgid;
+			j->scratch = strdup(scratch);
 		}
 		return 0;
 	case WIRE_SETTLED:
@@ -815,6 +825,10 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	s.deadline_ms = ps->deadline_ms;
 	s.grace_ms = ps->grace_ms;
 	s.backend = ps->backend;
+	s.limits = ps->limits;
+	s.fresh_scratch = (ps->flags & CONFINE_FRESH_SCRATCH) != 0;
+	if ((ps->flags & ~CONFINE_FRESH_SCRATCH) != 0)
+		return fail(EINVAL, "unknown flags");
 	s.fd[0] = ps->stdin_fd;
 	s.fd[1] = ps->stdout_fd;
 	s.fd[2] = ps->stderr_fd;
@@ -836,12 +850,12 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	pthread_mutex_lock(&c->mu);
 	if (c->closing) {
 		pthread_mutex_unlock(&c->mu);
-		free(j);
+		job_delete(j);
 		return fail(ESHUTDOWN, "confine_close() has begun");
 	}
 	if (c->lost && (rc = replace_helper(c)) != 0) {
 		pthread_mutex_unlock(&c->mu);
-		free(j);
+		job_delete(j);
 		return rc;
 	}
 	do
@@ -866,7 +880,7 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 			*slot(c, j->id) = j->next;
 		c->handles--;
 		pthread_mutex_unlock(&c->mu);
-		free(j);
+		job_delete(j);
 		if (rc == -EMSGSIZE)
 			return fail(EMSGSIZE, "the spawn request is over %u bytes",
 			    WIRE_MAX_PAYLOAD);
@@ -878,7 +892,7 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 		rc = fail(j->err, "%s", j->why);
 		c->handles--;
 		pthread_mutex_unlock(&c->mu);
-		free(j);
+		job_delete(j);
 		return rc;
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -954,7 +968,7 @@ confine_job_free(struct confine_job *j)
 	if (j->listed)
 		j->freed = true;  /* freed when its settlement arrives */
 	else
-		free(j);
+		job_delete(j);
 	if (c->fd < 0 && c->handles == 0) {
 		free_confine(c);
 		return;
@@ -963,6 +977,17 @@ confine_job_free(struct confine_job *j)
 	/* By id: once unlocked, the settlement may free the job. */
 	if (cancel)
 		(void)send_empty(c, WIRE_CANCEL, id);
+}
+
+const char *
+confine_job_scratch(struct confine_job *j)
+{
+	const char *p;
+
+	pthread_mutex_lock(&j->c->mu);
+	p = j->scratch ? j->scratch : "";
+	pthread_mutex_unlock(&j->c->mu);
+	return p;
 }
 
 int

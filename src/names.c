@@ -40,6 +40,7 @@ static const char *const step_names[] = {
 	[CONFINE_STEP_CWD] = "cwd",
 	[CONFINE_STEP_CONFINE] = "confine",
 	[CONFINE_STEP_EXEC] = "exec",
+	[CONFINE_STEP_LIMITS] = "limits",
 };
 
 static const char *const proof_names[] = {

@@ -46,7 +46,7 @@ spec_check(const struct spec *s, const char **why)
 	if ((unsigned)s->backend > CONFINE_BACKEND_NONE)
 		REFUSE("unknown backend");
 	if (s->scratch == NULL) {
-		if (s->backend != CONFINE_BACKEND_NONE)
+		if (s->backend != CONFINE_BACKEND_NONE || s->fresh_scratch)
 			REFUSE("a scratch root is required unless the backend is none");
 	} else if (spec_check_path(s->scratch) != 0)
 		REFUSE("scratch root must be an absolute path");
@@ -66,5 +66,9 @@ spec_check(const struct spec *s, const char **why)
 	for (i = 0; i < 3; i++)
 		if (s->fd[i] < -1)
 			REFUSE("stdio fds must be -1 or a descriptor");
+	if (s->limits.cpu_seconds < 0 || s->limits.address_space < 0 ||
+	    s->limits.open_files < 0 || s->limits.file_size < 0 ||
+	    s->limits.processes < 0 || s->limits.memory < 0)
+		REFUSE("resource bounds must be 0 (none) or positive");
 	return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef CONFINE_SPEC_H
 #define CONFINE_SPEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,8 @@ struct spec {
 	int64_t deadline_ms;        /* 0: none */
 	int64_t grace_ms;           /* SIGTERM this long before SIGKILL; 0: none */
 	enum confine_backend backend;
+	struct confine_limits limits;
+	bool fresh_scratch;         /* scratch is a parent: make a fresh root */
 	int fd[3];                  /* the job's stdio; -1: /dev/null */
 };
 

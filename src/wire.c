@@ -176,10 +176,16 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 
 	put_u8(b, (uint8_t)s->backend);
 	put_u8(b, (uint8_t)fdmask);
-	put_u16(b, 0);
+	put_u16(b, s->fresh_scratch ? WIRE_SPAWN_FRESH : 0);
 	put_u32(b, 0);
 	put_u64(b, (uint64_t)s->deadline_ms);
 	put_u64(b, (uint64_t)s->grace_ms);
+	put_u64(b, (uint64_t)s->limits.cpu_seconds);
+	put_u64(b, (uint64_t)s->limits.address_space);
+	put_u64(b, (uint64_t)s->limits.open_files);
+	put_u64(b, (uint64_t)s->limits.file_size);
+	put_u64(b, (uint64_t)s->limits.processes);
+	put_u64(b, (uint64_t)s->limits.memory);
 	put_str(b, s->exe);
 	put_str(b, s->scratch);
 	put_str(b, s->cwd);
@@ -191,12 +197,14 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 }
 
 int
-wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid)
+wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
+    const char *scratch)
 {
 	size_t at = frame_begin(b, WIRE_STARTED, id, 0);
 
 	put_u32(b, (uint32_t)pid);
 	put_u32(b, (uint32_t)pgid);
+	put_str(b, scratch);
 	return frame_end(b, at);
 }
 
@@ -211,7 +219,7 @@ wire_put_settled(struct wire_buf *b, uint32_t id,
 	put_u8(b, (uint8_t)r->step);
 	put_u8(b, (uint8_t)r->backend);
 	put_u8(b, (uint8_t)r->proof);
-	put_u8(b, 0);
+	put_u8(b, r->scratch_kept ? 1 : 0);
 	put_u16(b, 0);
 	put_u32(b, (uint32_t)r->exit_code);
 	put_u32(b, (uint32_t)r->signal);
@@ -257,8 +265,6 @@ wire_fixed_len(uint16_t type, int from_helper)
 	switch (type) {
 	case WIRE_HELLO:
 		return from_helper ? WIRE_HELLO_REPLY_LEN : WIRE_HELLO_LEN;
-	case WIRE_STARTED:
-		return WIRE_STARTED_LEN;
 	case WIRE_SETTLED:
 		return WIRE_SETTLED_LEN;
 	case WIRE_CANCEL:
@@ -336,6 +342,15 @@ get_u64(struct rd *r)
 	return p ? be64dec(p) : 0;
 }
 
+/* Out of range reads as -1: spec_check refuses it as Invalid. */
+static int64_t
+get_i64(struct rd *r)
+{
+	uint64_t v = get_u64(r);
+
+	return v > INT64_MAX ? -1 : (int64_t)v;
+}
+
 /* A string: NUL at the end and nowhere else. */
 static const char *
 get_str(struct rd *r)
@@ -395,12 +410,14 @@ wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h, int reply)
 }
 
 int
-wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid)
+wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
+    const char **scratch)
 {
 	struct rd r = { p, len, 0, 0 };
 
 	*pid = (pid_t)get_u32(&r);
 	*pgid = (pid_t)get_u32(&r);
+	*scratch = get_str(&r);
 	return finish(&r);
 }
 
@@ -408,7 +425,7 @@ int
 wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 {
 	struct rd r = { p, len, 0, 0 };
-	uint8_t outcome, reason, step, backend, proof;
+	uint8_t outcome, reason, step, backend, proof, kept;
 
 	memset(res, 0, sizeof(*res));
 	outcome = get_u8(&r);
@@ -416,10 +433,12 @@ wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 	step = get_u8(&r);
 	backend = get_u8(&r);
 	proof = get_u8(&r);
-	if (get_u8(&r) != 0 || get_u16(&r) != 0)
+	kept = get_u8(&r);
+	if (kept > 1 || get_u16(&r) != 0)
 		r.err = -EBADMSG;
+	res->scratch_kept = kept;
 	if (outcome < CONFINE_COMPLETED || outcome > CONFINE_UNCERTAIN ||
-	    reason > CONFINE_REASON_HELPER_LOST || step > CONFINE_STEP_EXEC ||
+	    reason > CONFINE_REASON_HELPER_LOST || step > CONFINE_STEP_LIMITS ||
 	    backend > CONFINE_BACKEND_NONE || proof > CONFINE_PROOF_CGROUP)
 		r.err = -EBADMSG;
 	res->outcome = (enum confine_outcome)outcome;
@@ -488,19 +507,25 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	struct rd r = { p, len, 0, 0 };
 	size_t cap = len / 5 + 3, n[3], at = 0, k;
 	const char **v, **lists[3];
-	uint64_t deadline, grace;
+	uint16_t flags;
 
 	*arena = NULL;
 	memset(s, 0, sizeof(*s));
 	s->backend = (enum confine_backend)get_u8(&r);
 	*fdmask = get_u8(&r);
-	if (get_u16(&r) != 0 || get_u32(&r) != 0 || (*fdmask & ~7u) != 0)
+	flags = get_u16(&r);
+	if ((flags & ~WIRE_SPAWN_FRESH) != 0 || get_u32(&r) != 0 ||
+	    (*fdmask & ~7u) != 0)
 		r.err = -EBADMSG;
-	deadline = get_u64(&r);
-	grace = get_u64(&r);
-	/* Out of range reads as -1: spec_check refuses it as Invalid. */
-	s->deadline_ms = deadline > INT64_MAX ? -1 : (int64_t)deadline;
-	s->grace_ms = grace > INT64_MAX ? -1 : (int64_t)grace;
+	s->fresh_scratch = (flags & WIRE_SPAWN_FRESH) != 0;
+	s->deadline_ms = get_i64(&r);
+	s->grace_ms = get_i64(&r);
+	s->limits.cpu_seconds = get_i64(&r);
+	s->limits.address_space = get_i64(&r);
+	s->limits.open_files = get_i64(&r);
+	s->limits.file_size = get_i64(&r);
+	s->limits.processes = get_i64(&r);
+	s->limits.memory = get_i64(&r);
 	s->exe = get_str(&r);
 	s->scratch = get_opt_str(&r);
 	s->cwd = get_opt_str(&r);

@@ -48,9 +48,9 @@ enum wire_error_code {
 
 #define WIRE_HELLO_LEN 8        /* request: magic, version min, version max */
 #define WIRE_HELLO_REPLY_LEN 16 /* magic, version, reserved, pid, landlock abi */
-#define WIRE_STARTED_LEN 8
 #define WIRE_SETTLED_LEN 60
-#define WIRE_SPAWN_FIXED 24     /* before the strings */
+#define WIRE_SPAWN_FIXED 72     /* before the strings */
+#define WIRE_SPAWN_FRESH 1u     /* spawn flags: a fresh scratch root */
 
 struct wire_hdr {
 	uint32_t len;
@@ -96,7 +96,8 @@ long wire_fixed_len(uint16_t type, int from_helper);
 int wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply);
 int wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
     unsigned fdmask, unsigned nfds);
-int wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid);
+int wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
+    const char *scratch);
 int wire_put_settled(struct wire_buf *b, uint32_t id,
     const struct confine_result *r);
 int wire_put_error(struct wire_buf *b, uint32_t id, int err,
@@ -106,7 +107,9 @@ int wire_put_empty(struct wire_buf *b, uint16_t type, uint32_t id);
 /* Payload decoders: 0, or -EBADMSG when the bytes are not exactly one. */
 int wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h,
     int reply);
-int wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid);
+/* scratch points into p ("" when the helper made none). */
+int wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
+    const char **scratch);
 int wire_get_settled(const uint8_t *p, size_t len, struct confine_result *r);
 int wire_get_error(const uint8_t *p, size_t len, struct wire_error *e);
 

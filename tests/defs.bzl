@@ -18,3 +18,17 @@ def helper_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
         deps = ["//tests:helperutil"] + deps,
         **kwargs
     )
+
+def core_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
+    """A cmocka test that runs the fixture through the core directly (Linux)."""
+    native.cc_test(
+        name = name,
+        size = size,
+        srcs = srcs,
+        copts = BSD_COPTS,
+        data = ["//tests:fixture"] + data,
+        linkopts = ["-lcmocka"],
+        target_compatible_with = ["@platforms//os:linux"],
+        deps = ["//tests:jobrun"] + deps,
+        **kwargs
+    )

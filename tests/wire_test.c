@@ -31,6 +31,13 @@ sample_spec(struct spec *s)
 	s->deadline_ms = 1500;
 	s->grace_ms = 250;
 	s->backend = CONFINE_BACKEND_LANDLOCK;
+	s->limits.cpu_seconds = 1;
+	s->limits.address_space = 2;
+	s->limits.open_files = 3;
+	s->limits.file_size = 4;
+	s->limits.processes = 5;
+	s->limits.memory = INT64_C(1) << 40;
+	s->fresh_scratch = true;
 	s->fd[0] = s->fd[1] = s->fd[2] = -1;
 }
 
@@ -79,6 +86,8 @@ spawn_round_trips(void **state)
 	assert_int_equal(d.deadline_ms, 1500);
 	assert_int_equal(d.grace_ms, 250);
 	assert_int_equal(d.backend, CONFINE_BACKEND_LANDLOCK);
+	assert_memory_equal(&d.limits, &s.limits, sizeof(s.limits));
+	assert_true(d.fresh_scratch);
 	assert_int_equal(d.fd[0], -1);
 	free(arena);
 	wire_buf_free(&b);
@@ -87,18 +96,28 @@ spawn_round_trips(void **state)
 static void
 settled_round_trips(void **state)
 {
-	struct confine_result r = {
-		.outcome = CONFINE_UNCERTAIN,
-		.reason = CONFINE_REASON_KILL_AMBIGUOUS, .exit_code = -1,
-		.signal = 9, .error = EPERM, .step = CONFINE_STEP_NONE,
-		.pid = 123, .pgid = 122, .backend = CONFINE_BACKEND_SEATBELT,
-		.proof = CONFINE_PROOF_PGID, .wall_us = INT64_C(1) << 40,
-		.user_us = 7, .sys_us = 8, .max_rss_kib = 9,
-	}, d;
+	struct confine_result r, d;
 	struct wire_buf b = { 0 };
 	const uint8_t *p;
 	uint32_t len;
 
+	/* Zeroed whole, padding too, so that bytes can be compared. */
+	memset(&r, 0, sizeof(r));
+	r.outcome = CONFINE_UNCERTAIN;
+	r.reason = CONFINE_REASON_KILL_AMBIGUOUS;
+	r.exit_code = -1;
+	r.signal = 9;
+	r.error = EPERM;
+	r.step = CONFINE_STEP_LIMITS;
+	r.pid = 123;
+	r.pgid = 122;
+	r.backend = CONFINE_BACKEND_SEATBELT;
+	r.proof = CONFINE_PROOF_CGROUP;
+	r.scratch_kept = 1;
+	r.wall_us = INT64_C(1) << 40;
+	r.user_us = 7;
+	r.sys_us = 8;
+	r.max_rss_kib = 9;
 	assert_int_equal(wire_put_settled(&b, 7, &r), 0);
 	p = payload(&b, WIRE_SETTLED, 7, &len);
 	assert_int_equal(len, WIRE_SETTLED_LEN);
@@ -114,6 +133,7 @@ small_messages_round_trip(void **state)
 	struct wire_buf b = { 0 };
 	struct wire_error e;
 	const uint8_t *p;
+	const char *root;
 	pid_t pid, pgid;
 	uint32_t len;
 
@@ -135,11 +155,12 @@ small_messages_round_trip(void **state)
 	assert_int_equal(d.landlock_abi, -38);
 	wire_buf_free(&b);
 
-	assert_int_equal(wire_put_started(&b, 3, 1000, 999), 0);
+	assert_int_equal(wire_put_started(&b, 3, 1000, 999, "/tmp/x/confine.a"), 0);
 	p = payload(&b, WIRE_STARTED, 3, &len);
-	assert_int_equal(wire_get_started(p, len, &pid, &pgid), 0);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root), 0);
 	assert_int_equal(pid, 1000);
 	assert_int_equal(pgid, 999);
+	assert_string_equal(root, "/tmp/x/confine.a");
 	wire_buf_free(&b);
 
 	assert_int_equal(wire_put_error(&b, 4, ENOTSUP, "too old"), 0);
@@ -237,6 +258,7 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 	struct spec s;
 	unsigned mask;
 	void *arena;
+	const char *root;
 	pid_t a, b;
 	size_t n;
 
@@ -248,10 +270,8 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 		assert_int_equal(wire_get_settled(buf, n, &r), -EBADMSG);
 		assert_int_equal(wire_get_error(buf, n, &e), -EBADMSG);
 	}
-	/* STARTED is two numbers: any eight bytes decode, no more, no fewer. */
-	assert_int_equal(wire_get_started(buf, 8, &a, &b), 0);
-	assert_int_equal(wire_get_started(buf, 7, &a, &b), -EBADMSG);
-	assert_int_equal(wire_get_started(buf, 9, &a, &b), -EBADMSG);
+	for (n = 0; n <= sizeof(buf); n += 7)
+		assert_int_equal(wire_get_started(buf, n, &a, &b, &root), -EBADMSG);
 }
 
 /* A spawn payload by hand: fixed part, then the strings as given. */
@@ -333,7 +353,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[1] = 0;
-	p[3] = 1;  /* reserved */
+	p[3] = 2;  /* no such spawn flag */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 
 	assert_int_equal(wire_put_settled(&b, 1, &r), 0);

@@ -80,6 +80,7 @@ enum confine_step {
 	CONFINE_STEP_CWD = 3,     /* chdir */
 	CONFINE_STEP_CONFINE = 4, /* confinement (refused as -ENOTSUP, never run) */
 	CONFINE_STEP_EXEC = 5,    /* execve, or the pre-check of the program */
+	CONFINE_STEP_LIMITS = 6,  /* resource bounds, cgroups (refused, never run) */
 };
 
 /*
@@ -109,6 +110,8 @@ struct confine_result {
 	pid_t pgid;              /* its process group (not pid: see docs) */
 	enum confine_backend backend; /* the backend it ran under */
 	enum confine_proof proof;
+	int scratch_kept;        /* CONFINE_FRESH_SCRATCH: the root was kept
+	                            (Uncertain: something may still write) */
 	int64_t wall_us;         /* from the job's fork to its exit */
 	int64_t user_us;         /* rusage of the job and its waited-for children */
 	int64_t sys_us;
@@ -164,6 +167,23 @@ void confine_close(struct confine *c);
 
 /* ---- Jobs ---- */
 
+/*
+ * Resource bounds, 0 for none. Exceeding one shows as the Failed(signal) or
+ * exit code it causes (SIGXCPU, SIGXFSZ, an allocation or open failing, a
+ * fork failing, the OOM killer's SIGKILL), never as Uncertain. A bound that
+ * cannot be applied exactly refuses the job (-ENOTSUP).
+ */
+struct confine_limits {
+	int64_t cpu_seconds;     /* RLIMIT_CPU: SIGXCPU */
+	int64_t address_space;   /* RLIMIT_AS, bytes */
+	int64_t open_files;      /* RLIMIT_NOFILE */
+	int64_t file_size;       /* RLIMIT_FSIZE, bytes: SIGXFSZ */
+	int64_t processes;       /* the job's cgroup pids.max when there is one;
+	                            else RLIMIT_NPROC, which counts every process
+	                            of the uid and does not bind root */
+	int64_t memory;          /* bytes; needs a memory cgroup */
+};
+
 struct confine_spec {
 	const char *exe;             /* absolute path of the program */
 	const char *const *argv;     /* NULL-terminated; NULL: { exe } */
@@ -180,7 +200,17 @@ struct confine_spec {
 	int64_t deadline_ms;         /* from spawn; 0: none */
 	int64_t grace_ms;            /* SIGTERM this long before SIGKILL */
 	enum confine_backend backend;
+	struct confine_limits limits;
+	unsigned flags;              /* CONFINE_FRESH_SCRATCH */
 };
+
+/*
+ * scratch names a parent: the helper creates a fresh root beneath it for
+ * this job (confine_job_scratch() says where) and removes it once the job
+ * is proven settled. A job that ends Uncertain keeps it, and its result
+ * says so (scratch_kept): something of the job may still write into it.
+ */
+#define CONFINE_FRESH_SCRATCH 1u
 
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
 void confine_spec_init(struct confine_spec *spec);
@@ -212,6 +242,12 @@ int confine_wait(struct confine_job *job, int timeout_ms,
  * already had). Cancelling a settled job changes nothing. Thread-safe.
  */
 int confine_cancel(struct confine_job *job);
+
+/*
+ * The job's scratch root: with CONFINE_FRESH_SCRATCH the one the helper
+ * made; else the one given, canonical. Owned by the job handle.
+ */
+const char *confine_job_scratch(struct confine_job *job);
 
 /* Releases a handle; a job not yet settled is cancelled first. */
 void confine_job_free(struct confine_job *job);

@@ -1,0 +1,332 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helper/cgroup.h"
+#include "src/fd.h"
+
+/*
+ * Where a hierarchy is mounted: the mount point of the first mountinfo
+ * line whose type is fstype and, for v1, whose super options list opt.
+ */
+static int
+mount_point(const char *fstype, const char *opt, char *out, size_t len)
+{
+	char line[1024], *sep, *fields[5], *p, *type, *super;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int i, found = -ENOENT;
+
+	if (f == NULL)
+		return -errno;
+	while (found != 0 && fgets(line, sizeof(line), f) != NULL) {
+		/* id parent major:minor root mountpoint ... - type source super */
+		sep = strstr(line, " - ");
+		if (sep == NULL)
+			continue;
+		*sep = '\0';
+		p = line;
+		for (i = 0; i < 5 && p != NULL; i++)
+			fields[i] = strsep(&p, " ");
+		if (i < 5 || fields[4] == NULL)
+			continue;
+		p = sep + 3;
+		type = strsep(&p, " ");
+		(void)strsep(&p, " ");
+		super = p ? strsep(&p, " \n") : NULL;
+		if (type == NULL || strcmp(type, fstype) != 0)
+			continue;
+		if (opt != NULL) {
+			bool has = false;
+			char *o;
+
+			while (super != NULL && (o = strsep(&super, ",")) != NULL)
+				if (strcmp(o, opt) == 0)
+					has = true;
+			if (!has)
+				continue;
+		}
+		if (strlen(fields[4]) < len) {
+			strcpy(out, fields[4]);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Our cgroup in a hierarchy: "0::/path" for v2, "N:ctl,..:/path" for v1. */
+static int
+own_cgroup(const char *controller, char *out, size_t len)
+{
+	char line[1024], *p, *ctls, *path;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int found = -ENOENT;
+
+	if (f == NULL)
+		return -errno;
+	while (found != 0 && fgets(line, sizeof(line), f) != NULL) {
+		p = line;
+		(void)strsep(&p, ":");
+		ctls = strsep(&p, ":");
+		path = p ? strsep(&p, "\n") : NULL;
+		if (ctls == NULL || path == NULL)
+			continue;
+		if (controller == NULL ? *ctls != '\0' :
+		    strstr(ctls, controller) == NULL)
+			continue;
+		if (strlen(path) < len) {
+			strcpy(out, path);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* <mount><own>/<name>, created; its directory fd or -errno. */
+static int
+make_base(const char *fstype, const char *opt, const char *controller,
+    const char *name)
+{
+	char mnt[512], own[1024], path[2048];
+	int fd;
+
+	if (mount_point(fstype, opt, mnt, sizeof(mnt)) != 0 ||
+	    own_cgroup(controller, own, sizeof(own)) != 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s%s/%s", mnt,
+	    strcmp(own, "/") == 0 ? "" : own, name);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void
+cgroup_env_init(struct cgroup_env *env)
+{
+	struct stat st;
+	int fd;
+
+	memset(env, 0, sizeof(*env));
+	snprintf(env->name, sizeof(env->name), "confine.%ld", (long)getpid());
+	fd = make_base("cgroup2", NULL, NULL, env->name);
+	env->v2 = fd < 0 ? -1 : fd;
+	fd = make_base("cgroup", "memory", "memory", env->name);
+	env->memory = fd < 0 ? -1 : fd;
+	fd = make_base("cgroup", "pids", "pids", env->name);
+	env->pids = fd < 0 ? -1 : fd;
+	env->v2_kill = env->v2 >= 0 &&
+	    fstatat(env->v2, "cgroup.kill", &st, 0) == 0;
+	if (env->v2 >= 0 && !env->v2_kill) {
+		/* cgroup.kill is in the child cgroups only: look at one. */
+		if (mkdirat(env->v2, "probe", 0755) == 0) {
+			env->v2_kill = fstatat(env->v2, "probe/cgroup.kill",
+			    &st, 0) == 0;
+			unlinkat(env->v2, "probe", AT_REMOVEDIR);
+		}
+	}
+}
+
+static void
+remove_base(int *fd, const char *name)
+{
+	char path[64];
+
+	if (*fd < 0)
+		return;
+	/* Our directory's parent is reached through the directory itself. */
+	snprintf(path, sizeof(path), "../%s", name);
+	(void)unlinkat(*fd, path, AT_REMOVEDIR);
+	fd_closep(fd);
+}
+
+void
+cgroup_env_fini(struct cgroup_env *env)
+{
+	remove_base(&env->v2, env->name);
+	remove_base(&env->memory, env->name);
+	remove_base(&env->pids, env->name);
+}
+
+static int
+write_at(int dir, const char *name, const char *file, const char *value)
+{
+	char path[64];
+	int fd, rc = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", name, file);
+	fd = openat(dir, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	if (n != (ssize_t)strlen(value))
+		rc = n < 0 ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
+
+static int
+open_at(int dir, const char *name, const char *file, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", name, file);
+	fd = openat(dir, path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One job cgroup in a hierarchy: mkdir, and its cgroup.procs to join. */
+static int
+make_job(int base, const char *name, int *procs)
+{
+	int fd;
+
+	if (mkdirat(base, name, 0755) != 0)
+		return -errno;
+	fd = open_at(base, name, "cgroup.procs", O_WRONLY);
+	if (fd < 0) {
+		unlinkat(base, name, AT_REMOVEDIR);
+		return fd;
+	}
+	*procs = fd;
+	return 0;
+}
+
+static void
+job_init(struct cgroup_job *job)
+{
+	int i;
+
+	memset(job, 0, sizeof(*job));
+	job->v2 = job->memory = job->pids = job->events = job->kill = -1;
+	for (i = 0; i < CGROUP_JOINS; i++)
+		job->procs[i] = -1;
+}
+
+int
+cgroup_job_create(const struct cgroup_env *env, struct cgroup_job *job,
+    int64_t memory, int64_t processes, const char **why)
+{
+	static unsigned seq;  /* the helper is single-threaded */
+	char value[32];
+	int rc = 0;
+
+	job_init(job);
+	*why = NULL;
+	if (memory > 0 && env->memory < 0) {
+		*why = "a memory bound needs a memory cgroup, not available here";
+		return -ENOTSUP;
+	}
+	snprintf(job->name, sizeof(job->name), "job.%u", ++seq);
+	if (env->v2 >= 0) {
+		rc = make_job(env->v2, job->name, &job->procs[0]);
+		if (rc != 0) {
+			*why = "the job's cgroup could not be created";
+			goto fail;
+		}
+		job->v2 = env->v2;
+		job->events = open_at(env->v2, job->name, "cgroup.events", O_RDONLY);
+		if (job->events < 0) {
+			rc = job->events;
+			*why = "the job's cgroup.events could not be opened";
+			goto fail;
+		}
+		if (env->v2_kill)
+			job->kill = open_at(env->v2, job->name, "cgroup.kill",
+			    O_WRONLY);
+	}
+	if (memory > 0) {
+		if ((rc = make_job(env->memory, job->name, &job->procs[1])) != 0)
+			goto fail_memory;
+		job->memory = env->memory;
+		snprintf(value, sizeof(value), "%lld", (long long)memory);
+		if ((rc = write_at(env->memory, job->name,
+		    "memory.limit_in_bytes", value)) != 0)
+			goto fail_memory;
+		/* With swap accounting, swap must not extend the bound. */
+		(void)write_at(env->memory, job->name,
+		    "memory.memsw.limit_in_bytes", value);
+	}
+	if (processes > 0 && env->pids >= 0) {
+		if ((rc = make_job(env->pids, job->name, &job->procs[2])) != 0)
+			goto fail_pids;
+		job->pids = env->pids;
+		snprintf(value, sizeof(value), "%lld", (long long)processes);
+		if ((rc = write_at(env->pids, job->name, "pids.max", value)) != 0)
+			goto fail_pids;
+	}
+	return 0;
+fail_memory:
+	*why = "the memory bound could not be applied";
+	goto fail;
+fail_pids:
+	*why = "the process bound could not be applied";
+fail:
+	cgroup_job_destroy(job);
+	return rc;
+}
+
+void
+cgroup_job_destroy(struct cgroup_job *job)
+{
+	int i;
+
+	for (i = 0; i < CGROUP_JOINS; i++)
+		fd_closep(&job->procs[i]);
+	fd_closep(&job->events);
+	fd_closep(&job->kill);
+	/* A cgroup still in use stays: rmdir says EBUSY and nothing is lost. */
+	if (job->v2 >= 0)
+		(void)unlinkat(job->v2, job->name, AT_REMOVEDIR);
+	if (job->memory >= 0)
+		(void)unlinkat(job->memory, job->name, AT_REMOVEDIR);
+	if (job->pids >= 0)
+		(void)unlinkat(job->pids, job->name, AT_REMOVEDIR);
+	job->v2 = job->memory = job->pids = -1;
+}
+
+int
+cgroup_job_populated(const struct cgroup_job *job)
+{
+	char buf[256], *p;
+	ssize_t n;
+
+	if (job->events < 0)
+		return -ENOENT;
+	n = pread(job->events, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	p = strstr(buf, "populated ");
+	if (p == NULL)
+		return -EBADMSG;
+	return p[10] == '1';
+}
+
+int
+cgroup_job_kill(const struct cgroup_job *job)
+{
+	if (job->kill < 0)
+		return -ENOTSUP;
+	return pwrite(job->kill, "1", 1, 0) == 1 ? 0 : -errno;
+}
+
+int
+cgroup_join(const int procs[CGROUP_JOINS])
+{
+	char pid[24];
+	int i, n;
+
+	n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	for (i = 0; i < CGROUP_JOINS; i++)
+		if (procs[i] >= 0 && write(procs[i], pid, (size_t)n) != n)
+			return -errno;
+	return 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * cgroups for jobs, when the helper may create them (delegated, or root on
+ * a writable hierarchy). Each job gets its own cgroup v2 leaf: the proof
+ * of settlement is "populated 0" in its cgroup.events, and a deadline
+ * writes cgroup.kill, which kills every process in it, even one that left
+ * the job's process group before it was orphaned. The shepherd is not in
+ * it, so it survives to reap and report.
+ *
+ * Memory and process-count bounds need controllers. On a hybrid hierarchy
+ * (v2 mounted beside v1, as on this project's test machine) the memory and
+ * pids controllers are v1's, and a job gets a cgroup in each of those too.
+ * On a pure v2 hierarchy with those controllers delegated they are not
+ * used yet: the bounds are refused there (docs/linux-contract.md).
+ */
+#ifndef CONFINE_CGROUP_H
+#define CONFINE_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The helper's own cgroups, one per hierarchy, each -1 when unavailable. */
+struct cgroup_env {
+	int v2;          /* directory fd: <v2 mount><own cgroup>/confine.<pid> */
+	bool v2_kill;    /* cgroup.kill exists (Linux 5.14) */
+	int memory;      /* v1 memory controller, likewise */
+	int pids;        /* v1 pids controller, likewise */
+	char name[40];
+};
+
+#define CGROUP_JOINS 3   /* v2, memory, pids */
+
+struct cgroup_job {
+	char name[24];           /* job.<seq>, the same in every hierarchy */
+	int v2, memory, pids;    /* directory fds, or -1 */
+	int events;              /* v2 cgroup.events, or -1 */
+	int kill;                /* v2 cgroup.kill, or -1 */
+	int procs[CGROUP_JOINS]; /* cgroup.procs to join, or -1 */
+};
+
+/* Creates the helper's cgroups where it can; never fails. */
+void cgroup_env_init(struct cgroup_env *env);
+/* Removes them (they are empty by then). */
+void cgroup_env_fini(struct cgroup_env *env);
+
+/*
+ * A job's cgroups, with the bounds written. memory and processes are 0 for
+ * none. -ENOTSUP (with *why) when a bound needs a controller this helper
+ * does not have; other errnos when the kernel refuses.
+ */
+int cgroup_job_create(const struct cgroup_env *env, struct cgroup_job *job,
+    int64_t memory, int64_t processes, const char **why);
+/* Closes the descriptors and removes the cgroups that are empty. */
+void cgroup_job_destroy(struct cgroup_job *job);
+/* 1 populated, 0 empty, -errno (or -ENOENT without a v2 cgroup). */
+int cgroup_job_populated(const struct cgroup_job *job);
+/* Kills everything in the v2 cgroup. 0 or -errno. */
+int cgroup_job_kill(const struct cgroup_job *job);
+
+/* In the job's process, before anything else: move into every cgroup. */
+int cgroup_join(const int procs[CGROUP_JOINS]);
+
+#endif

@@ -1,0 +1,245 @@
+/*
+ * cgroups, for real: this target runs unsandboxed (Bazel's sandbox mounts
+ * cgroupfs read-only), as root on a writable cgroup v2 hierarchy, and
+ * fails, never skips, when there is none. Each job gets its own cgroup;
+ * the proof is "populated 0"; deadlines use cgroup.kill; memory and
+ * process bounds use the memory and pids controllers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/jobrun.h"
+#include "tests/testutil.h"
+
+#define LL CONFINE_BACKEND_LANDLOCK
+#define MIB (INT64_C(1) << 20)
+
+static char *plain;
+
+/* No job.* cgroup is left under the helper's own. */
+static int
+job_cgroups(int base)
+{
+	int fd = dup(base), n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	assert_true(fd >= 0);
+	d = fdopendir(fd);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "job.", 4) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+cgroups_are_available_here(void **state)
+{
+	assert_true(jr_env.cg.v2 >= 0);
+	assert_true(jr_env.cg.v2_kill);
+	assert_true(jr_env.cg.memory >= 0);
+	assert_true(jr_env.cg.pids >= 0);
+}
+
+static void
+healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *in = tu_join(d->scratch, "f");
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "write", in, NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
+	assert_int_equal(job_cgroups(jr_env.cg.v2), 0);
+	jr_free(&j);
+	free(in);
+}
+
+static void
+escaped_descendant_is_found_by_the_cgroup(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	long pid, pgid, sid;
+
+	jr_init(&j, LL, d->scratch, "setsid", "30000", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
+	assert_int_not_equal(pgid, j.r.pgid);
+	assert_true(tu_gone((pid_t)pid));
+	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
+	assert_int_equal(job_cgroups(jr_env.cg.v2), 0);
+	jr_free(&j);
+}
+
+/* cgroup.kill reaches the escaped one while its parent still lives. */
+static void
+deadline_with_cgroups_cancels_and_the_escaped_one_dies(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	long pid, pgid, sid;
+
+	jr_init(&j, LL, d->scratch, "setsid", "30000", "then-sleep", NULL);
+	j.spec.deadline_ms = 200;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
+	assert_int_not_equal(pgid, j.r.pgid);
+	assert_true(tu_gone((pid_t)pid));
+	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
+	jr_free(&j);
+}
+
+static void
+double_forked_daemon_under_cgroups_is_uncertain_and_killed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "daemon", "30000", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_true(tu_gone((pid_t)atol(j.out)));
+	jr_free(&j);
+}
+
+/* Over its memory bound the job meets the OOM killer: Failed(SIGKILL). */
+static void
+memory_bound_is_the_oom_killer(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "alloc", "512", NULL);
+	j.spec.exe = plain;
+	j.spec.limits.memory = 64 * MIB;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_SIGNAL);
+	assert_int_equal(j.r.signal, SIGKILL);
+	jr_free(&j);
+	jr_init(&j, LL, d->scratch, "alloc", "16", NULL);
+	j.spec.exe = plain;
+	j.spec.limits.memory = 256 * MIB;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+}
+
+/* pids.max binds root too, and counts the job's processes only. */
+static void
+process_bound_is_a_failed_fork(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, "fork-many", "50", NULL);
+	j.spec.exe = plain;
+	j.spec.limits.processes = 10;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
+	assert_int_equal(j.r.exit_code, EAGAIN);
+	jr_free(&j);
+	jr_init(&j, LL, d->scratch, "fork-many", "5", NULL);
+	j.spec.exe = plain;
+	j.spec.limits.processes = 10;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+}
+
+/*
+ * Without a pids cgroup a process bound is RLIMIT_NPROC, which binds only
+ * a user other than root: run the core as nobody, with a helper
+ * environment probed as nobody (who may create no cgroup).
+ */
+static void
+process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
+{
+	char dir[] = "/tmp/confine-nproc.XXXXXX", *fixture, *scratch;
+	struct confine_result r;
+	const char *why, *argv[] = { "fixture", "fork-many", "30", NULL };
+	struct job_env env;
+	struct spec s;
+	int status, rc;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	fixture = tu_join(dir, "fixture");
+	scratch = tu_join(dir, "scratch");
+	tu_copy_exec(plain, fixture);
+	assert_int_equal(mkdir(scratch, 0755), 0);
+	assert_int_equal(chown(scratch, 65534, 65534), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(100);
+		job_env_init(&env);
+		if (env.cg.pids >= 0)
+			_exit(101);  /* nobody should not be able to */
+		memset(&s, 0, sizeof(s));
+		s.exe = fixture;
+		s.argv = argv;
+		s.argc = 3;
+		s.scratch = scratch;
+		s.backend = LL;
+		s.fd[0] = s.fd[1] = s.fd[2] = -1;
+		s.limits.processes = 5;
+		rc = job_run(&s, &env, &r, &why);
+		if (rc != 0)
+			_exit(102);
+		_exit(r.outcome == CONFINE_FAILED && r.exit_code == EAGAIN ? 0 :
+		    103);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink(fixture);
+	rmdir(scratch);
+	rmdir(dir);
+	free(fixture);
+	free(scratch);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cgroups_are_available_here),
+		T(healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes),
+		T(escaped_descendant_is_found_by_the_cgroup),
+		T(deadline_with_cgroups_cancels_and_the_escaped_one_dies),
+		T(double_forked_daemon_under_cgroups_is_uncertain_and_killed),
+		T(memory_bound_is_the_oom_killer),
+		T(process_bound_is_a_failed_fork),
+		cmocka_unit_test(process_bound_without_cgroups_is_rlimit_nproc_for_a_user),
+	};
+	int rc;
+
+	jr_setup();
+	plain = tu_runfile("tests/plain_fixture");
+	rc = cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);
+	job_env_fini(&jr_env);
+	return rc;
+}
