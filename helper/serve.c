@@ -55,6 +55,7 @@ struct conn {
 	bool hello;
 	bool shutdown;                /* asked to stop: ack once its jobs are done */
 	bool closing;                 /* flush what is queued, then close */
+	bool fds_lost;                /* a read said MSG_CTRUNC */
 	size_t njobs;
 	struct hjob *ids[CONN_BUCKETS];
 	TAILQ_HEAD(, hjob) jobs;
@@ -497,8 +498,15 @@ conn_parse(struct srv *s, struct conn *c)
 		if (c->inlen - off < frame)
 			break;
 		if (hd.nfds > c->nfdq) {
-			conn_fatal(c, hd.id, EBADMSG, "descriptors missing");
-			break;
+			reply_error(c, hd.id, c->fds_lost ? EMFILE : EBADMSG,
+			    c->fds_lost ? "descriptors lost: the helper has too "
+			    "many open, or too many were sent" :
+			    "descriptors missing");
+			close_fds(c->fdq, c->nfdq);
+			c->nfdq = 0;
+			c->fds_lost = false;
+			off += frame;
+			continue;
 		}
 		for (i = 0; i < hd.nfds; i++)
 			fds[i] = c->fdq[i];
@@ -511,10 +519,11 @@ conn_parse(struct srv *s, struct conn *c)
 	}
 	memmove(c->in, c->in + off, c->inlen - off);
 	c->inlen -= off;
-	if (c->inlen == 0 && c->nfdq > 0) {
+	if (c->inlen == 0 && (c->nfdq > 0 || c->fds_lost)) {
 		/* Descriptors no frame asked for: close them, say so. */
 		close_fds(c->fdq, c->nfdq);
 		c->nfdq = 0;
+		c->fds_lost = false;
 		reply_error(c, 0, EBADMSG, "unexpected descriptors");
 	}
 }
@@ -544,10 +553,14 @@ conn_read(struct srv *s, struct conn *c)
 		return 0;
 	for (i = 0; i < nfds; i++)
 		c->fdq[c->nfdq++] = fds[i];
-	if (excess) {
-		conn_fatal(c, 0, EBADMSG, "too many descriptors");
-		return -1;
-	}
+	/*
+	 * Descriptors lost in transit: too many were attached, or we are out
+	 * of descriptors ourselves (the kernel says MSG_CTRUNC for both). The
+	 * framing is intact, so the frame that wanted them is refused, not the
+	 * connection.
+	 */
+	if (excess)
+		c->fds_lost = true;
 	if (got <= 0)
 		return -1;
 	c->inlen += (size_t)got;

@@ -5,6 +5,16 @@
  * What it learns about its own process it prints on stdout.
  */
 #include <arpa/inet.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/un.h>
+#ifdef __linux__
+#include <linux/netlink.h>
+#include <netpacket/packet.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -379,6 +389,318 @@ cmd_fork_many(int argc, char **argv)
 	return 0;
 }
 
+#ifdef __linux__
+/* ---- escape probes: 0 when the operation succeeded, else its errno ---- */
+
+static int
+result(int rc, const char *what)
+{
+	return rc < 0 ? errno_exit(what) : 0;
+}
+
+static int
+cmd_rename(int argc, char **argv)
+{
+	return argc < 4 ? 125 : result(rename(argv[2], argv[3]), "rename");
+}
+
+static int
+cmd_link(int argc, char **argv)
+{
+	return argc < 4 ? 125 : result(link(argv[2], argv[3]), "link");
+}
+
+static int
+cmd_symlink(int argc, char **argv)
+{
+	return argc < 4 ? 125 : result(symlink(argv[2], argv[3]), "symlink");
+}
+
+static int
+cmd_open_trunc(int argc, char **argv)
+{
+	return argc < 3 ? 125 :
+	    result(open(argv[2], O_WRONLY | O_TRUNC | O_CLOEXEC), "open");
+}
+
+static int
+cmd_truncate(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(truncate(argv[2], 0), "truncate");
+}
+
+static int
+cmd_mkdir(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(mkdir(argv[2], 0755), "mkdir");
+}
+
+static int
+cmd_unlink(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(unlink(argv[2]), "unlink");
+}
+
+static int
+cmd_mkfifo(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(mknod(argv[2], S_IFIFO | 0644, 0), "mknod");
+}
+
+static int
+cmd_chmod(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(chmod(argv[2], 0600), "chmod");
+}
+
+static int
+cmd_chown(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(chown(argv[2], getuid(), getgid()), "chown");
+}
+
+static int
+cmd_utime(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(utimensat(AT_FDCWD, argv[2], NULL, 0),
+	    "utimensat");
+}
+
+static int
+cmd_setxattr(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result(setxattr(argv[2], "user.confine", "x",
+	    1, 0), "setxattr");
+}
+
+/* socket FAMILY TYPE: inet|inet6|unix|packet|netlink, stream|dgram|raw */
+static int
+cmd_socket(int argc, char **argv)
+{
+	static const struct { const char *name; int v; } fam[] = {
+		{ "inet", AF_INET }, { "inet6", AF_INET6 }, { "unix", AF_UNIX },
+		{ "packet", AF_PACKET }, { "netlink", AF_NETLINK },
+	}, typ[] = {
+		{ "stream", SOCK_STREAM }, { "dgram", SOCK_DGRAM },
+		{ "raw", SOCK_RAW },
+	};
+	int f = -1, t = -1, proto = 0;
+	size_t i;
+
+	if (argc < 4)
+		return 125;
+	for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
+		if (strcmp(argv[2], fam[i].name) == 0)
+			f = fam[i].v;
+	for (i = 0; i < sizeof(typ) / sizeof(typ[0]); i++)
+		if (strcmp(argv[3], typ[i].name) == 0)
+			t = typ[i].v;
+	if (f < 0 || t < 0)
+		return 125;
+	if (t == SOCK_RAW && (f == AF_INET || f == AF_INET6))
+		proto = f == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+	return result(socket(f, t | SOCK_CLOEXEC, proto), "socket");
+}
+
+/* tcp6 PORT and udp4/udp6 PORT: connect, or send one datagram. */
+static int
+net(int family, int type, int port)
+{
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+	struct sockaddr *sa;
+	socklen_t len;
+	int fd;
+
+	memset(&sin, 0, sizeof(sin));
+	memset(&sin6, 0, sizeof(sin6));
+	if (family == AF_INET) {
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)port);
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sa = (struct sockaddr *)&sin;
+		len = sizeof(sin);
+	} else {
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = htons((uint16_t)port);
+		sin6.sin6_addr = in6addr_loopback;
+		sa = (struct sockaddr *)&sin6;
+		len = sizeof(sin6);
+	}
+	fd = socket(family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno_exit("socket");
+	if (type == SOCK_DGRAM)
+		return result((int)sendto(fd, "x", 1, 0, sa, len), "sendto");
+	return result(connect(fd, sa, len), "connect");
+}
+
+static int
+cmd_tcp6(int argc, char **argv)
+{
+	return argc < 3 ? 125 : net(AF_INET6, SOCK_STREAM, atoi(argv[2]));
+}
+
+static int
+cmd_udp4(int argc, char **argv)
+{
+	return argc < 3 ? 125 : net(AF_INET, SOCK_DGRAM, atoi(argv[2]));
+}
+
+static int
+cmd_udp6(int argc, char **argv)
+{
+	return argc < 3 ? 125 : net(AF_INET6, SOCK_DGRAM, atoi(argv[2]));
+}
+
+/* unix PATH, or @NAME for the abstract namespace. */
+static int
+cmd_unix_connect(int argc, char **argv)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int fd;
+
+	if (argc < 3 || strlen(argv[2]) >= sizeof(sun.sun_path))
+		return 125;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strcpy(sun.sun_path, argv[2]);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+	    strlen(argv[2]));
+	if (sun.sun_path[0] == '@')
+		sun.sun_path[0] = '\0';
+	else
+		len = sizeof(sun);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno_exit("socket");
+	return result(connect(fd, (struct sockaddr *)&sun, len), "connect");
+}
+
+static int
+cmd_socketpair(int argc, char **argv)
+{
+	int sv[2];
+
+	return result(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+	    "socketpair");
+}
+
+static int
+cmd_io_uring(int argc, char **argv)
+{
+	unsigned char params[120];
+
+	memset(params, 0, sizeof(params));
+	return result((int)syscall(SYS_io_uring_setup, 1, params),
+	    "io_uring_setup");
+}
+
+/* The 32-bit socket(2) through int 0x80: another architecture's syscall. */
+static int
+cmd_socket32(int argc, char **argv)
+{
+#if defined(__x86_64__)
+	long r;
+
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(359L), "b"((long)AF_INET),
+	    "c"((long)SOCK_STREAM), "d"(0L) : "memory");
+	if (r < 0) {
+		errno = (int)-r;
+		return errno_exit("int 0x80 socket");
+	}
+	return 0;
+#else
+	return 125;
+#endif
+}
+
+/* kill PID|parent SIG */
+static int
+cmd_kill(int argc, char **argv)
+{
+	pid_t pid;
+
+	if (argc < 4)
+		return 125;
+	pid = strcmp(argv[2], "parent") == 0 ? getppid() : (pid_t)atol(argv[2]);
+	return result(kill(pid, atoi(argv[3])), "kill");
+}
+
+/* PTRACE_SEIZE does not stop the tracee; our exit detaches it. */
+static int
+cmd_ptrace(int argc, char **argv)
+{
+	return argc < 3 ? 125 : result((int)ptrace(PTRACE_SEIZE,
+	    (pid_t)atol(argv[2]), NULL, NULL), "ptrace");
+}
+
+/* open /proc/PID/FILE for reading: mem, or fd/N */
+static int
+cmd_proc_open(int argc, char **argv)
+{
+	char path[128];
+
+	if (argc < 4)
+		return 125;
+	snprintf(path, sizeof(path), "/proc/%s/%s", argv[2], argv[3]);
+	return result(open(path, O_RDONLY | O_CLOEXEC), path);
+}
+
+/* Pushes a byte into the terminal on stdin. */
+static int
+cmd_tiocsti(int argc, char **argv)
+{
+	char c = '\n';
+
+	return result(ioctl(0, TIOCSTI, &c), "TIOCSTI");
+}
+
+/* Stops itself: only SIGKILL (or SIGCONT) moves it on. */
+static int
+cmd_stop(int argc, char **argv)
+{
+	raise(SIGSTOP);
+	return 0;
+}
+
+/*
+ * A bounded tree of N sleeping processes (fan-out of at most 8 per node),
+ * each printing its pid; the job itself sleeps too.
+ */
+static void
+grow(long n)
+{
+	long per, i, k;
+	pid_t pid;
+
+	per = (n + 7) / 8;
+	for (i = 0; i < 8 && n > 0; i++) {
+		k = n < per ? n : per;
+		n -= k;
+		pid = fork();
+		if (pid < 0)
+			_exit(1);
+		if (pid == 0) {
+			printf("%ld\n", (long)getpid());
+			fflush(stdout);
+			grow(k - 1);
+			sleep_ms(60000);
+			_exit(0);
+		}
+	}
+}
+
+static int
+cmd_tree(int argc, char **argv)
+{
+	grow(argc > 2 ? atol(argv[2]) : 100);
+	sleep_ms(60000);
+	return 0;
+}
+#endif /* __linux__ */
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -405,6 +727,34 @@ static const struct {
 	{ "open-many", cmd_open_many },
 	{ "write-big", cmd_write_big },
 	{ "fork-many", cmd_fork_many },
+#ifdef __linux__
+	{ "rename", cmd_rename },
+	{ "link", cmd_link },
+	{ "symlink", cmd_symlink },
+	{ "open-trunc", cmd_open_trunc },
+	{ "truncate", cmd_truncate },
+	{ "mkdir", cmd_mkdir },
+	{ "unlink", cmd_unlink },
+	{ "mkfifo", cmd_mkfifo },
+	{ "chmod", cmd_chmod },
+	{ "chown", cmd_chown },
+	{ "utime", cmd_utime },
+	{ "setxattr", cmd_setxattr },
+	{ "socket", cmd_socket },
+	{ "tcp6", cmd_tcp6 },
+	{ "udp4", cmd_udp4 },
+	{ "udp6", cmd_udp6 },
+	{ "unix-connect", cmd_unix_connect },
+	{ "socketpair", cmd_socketpair },
+	{ "io-uring", cmd_io_uring },
+	{ "socket32", cmd_socket32 },
+	{ "kill", cmd_kill },
+	{ "ptrace", cmd_ptrace },
+	{ "proc-open", cmd_proc_open },
+	{ "tiocsti", cmd_tiocsti },
+	{ "stop", cmd_stop },
+	{ "tree", cmd_tree },
+#endif
 };
 
 int

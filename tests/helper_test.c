@@ -280,21 +280,6 @@ stdio_travels_as_descriptors(void **state)
 	free(scratch);
 }
 
-/* The first line a job prints: its pid (fixture pid-sleep). */
-static pid_t
-read_pid(int fd)
-{
-	char buf[32];
-	int k = 0;
-
-	while (k < (int)sizeof(buf) - 1 && read(fd, buf + k, 1) == 1 &&
-	    buf[k] != '\n')
-		k++;
-	buf[k] = '\0';
-	assert_true(atol(buf) > 1);
-	return (pid_t)atol(buf);
-}
-
 static void
 cancel_while_running_and_after_settlement(void **state)
 {
@@ -305,7 +290,7 @@ cancel_while_running_and_after_settlement(void **state)
 
 	hu_init(&j, scratch, "pid-sleep", "30000", NULL);
 	assert_int_equal(hu_spawn(C(state), &j), 0);
-	pid = read_pid(j.outfd);
+	pid = hu_read_pid(j.outfd);
 	assert_int_equal(confine_wait(j.job, 0, &r), -ETIMEDOUT);
 	assert_int_equal(confine_cancel(j.job), 0);
 	assert_int_equal(hu_wait(&j), 0);
@@ -400,7 +385,7 @@ spawn_sleepers(struct confine *c, const char *scratch, struct hu_job *j,
 	for (i = 0; i < LOSE; i++) {
 		hu_init(&j[i], scratch, "pid-sleep", "30000", NULL);
 		assert_int_equal(hu_spawn(c, &j[i]), 0);
-		pids[i] = read_pid(j[i].outfd);
+		pids[i] = hu_read_pid(j[i].outfd);
 	}
 }
 
@@ -472,38 +457,16 @@ helper_killed_midflight_connect(void **state)
 static void
 host_killed_midflight(const char *mode)
 {
-	char *scratch = tu_mkdtemp("scratch"), *host = tu_runfile("tests/host");
-	char n[8];
-	const char *argv[] = { "host", mode, hu_helper, hu_fixture, scratch, n,
-		NULL };
-	posix_spawn_file_actions_t fa;
-	pid_t pid, got[LOSE + 1];
-	int p[2], i;
-	FILE *f;
+	char *scratch = tu_mkdtemp("scratch");
+	pid_t host, got[LOSE + 1];
+	int i;
 
-	snprintf(n, sizeof(n), "%d", LOSE);
-	assert_int_equal(fd_pipe(p), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	assert_int_equal(posix_spawn(&pid, host, &fa, NULL,
-	    (char *const *)(uintptr_t)argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	f = fdopen(p[0], "r");
-	for (i = 0; i <= LOSE; i++) {
-		long v;
-
-		assert_int_equal(fscanf(f, "%ld", &v), 1);
-		got[i] = (pid_t)v;
-	}
-	fclose(f);
-	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	for (i = 1; i <= LOSE; i++)
+	host = hu_host(mode, scratch, LOSE, got);
+	assert_int_equal(kill(host, SIGKILL), 0);
+	assert_int_equal(waitpid(host, NULL, 0), host);
+	for (i = 0; i <= LOSE; i++)
 		assert_true(tu_gone(got[i]));
-	assert_true(tu_gone(got[0]));
 	free(scratch);
-	free(host);
 }
 
 static void

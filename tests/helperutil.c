@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -152,4 +153,63 @@ hu_free(struct hu_job *j)
 		close(j->outfd);
 	free(j->out);
 	j->out = NULL;
+}
+
+pid_t
+hu_read_pid(int fd)
+{
+	char buf[32];
+	int k = 0;
+
+	while (k < (int)sizeof(buf) - 1 && read(fd, buf + k, 1) == 1 &&
+	    buf[k] != '\n')
+		k++;
+	buf[k] = '\0';
+	assert_true(atol(buf) > 1);
+	return (pid_t)atol(buf);
+}
+
+pid_t
+hu_host(const char *mode, const char *scratch, int n, pid_t *pids)
+{
+	char *host = tu_runfile("tests/host"), count[16];
+	const char *argv[] = { "host", mode, hu_helper, hu_fixture, scratch,
+		count, NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], i;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(count, sizeof(count), "%d", n);
+	assert_int_equal(fd_pipe(p), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	assert_int_equal(posix_spawn(&pid, host, &fa, NULL,
+	    (char *const *)(uintptr_t)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	for (i = 0; i <= n; i++) {
+		long v;
+
+		assert_int_equal(fscanf(f, "%ld", &v), 1);
+		pids[i] = (pid_t)v;
+	}
+	fclose(f);
+	free(host);
+	return pid;
+}
+
+int
+hu_raw_connect(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	return fd;
 }

@@ -40,4 +40,17 @@ int hu_wait(struct hu_job *j);
 int hu_run(struct confine *c, struct hu_job *j);
 void hu_free(struct hu_job *j);
 
+/* The first line a job printed on fd, as a pid (fixture pid-sleep). */
+pid_t hu_read_pid(int fd);
+
+/*
+ * Starts tests/host in mode ("exec" or "fork") with n sleeping jobs; fills
+ * pids[0] with the helper's pid and pids[1..n] with the jobs'. Returns the
+ * host's pid, for the caller to kill.
+ */
+pid_t hu_host(const char *mode, const char *scratch, int n, pid_t *pids);
+
+/* A raw connection to a listening helper. */
+int hu_raw_connect(const char *path);
+
 #endif

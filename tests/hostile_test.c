@@ -64,15 +64,7 @@ still_serving(void)
 static int
 raw(void)
 {
-	struct sockaddr_un sun;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	strcpy(sun.sun_path, sock);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
-	return fd;
+	return hu_raw_connect(sock);
 }
 
 static void

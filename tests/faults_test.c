@@ -1,0 +1,259 @@
+/*
+ * Faults: the helper or the host dying with a hundred jobs in flight, the
+ * helper out of descriptors, process trees, stopped jobs, and a client
+ * that never reads. Every job is accounted for and nothing is left.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/fd.h"
+#include "src/wire.h"
+#include "tests/helperutil.h"
+#include "tests/testutil.h"
+
+extern char **environ;
+
+#define HUNDRED 100
+
+static char *scratch;
+
+static int
+setup(void **state)
+{
+	scratch = tu_mkdtemp("scratch");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	free(scratch);
+	return 0;
+}
+
+static void
+helper_killed_with_a_hundred_jobs_in_flight(void **state)
+{
+	static struct hu_job j[HUNDRED];
+	pid_t pids[HUNDRED], helper;
+	struct confine *c;
+	int i, lost = 0;
+
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	helper = confine_helper_pid(c);
+	for (i = 0; i < HUNDRED; i++) {
+		hu_init(&j[i], scratch, "pid-sleep", "60000", NULL);
+		assert_int_equal(hu_spawn(c, &j[i]), 0);
+		pids[i] = hu_read_pid(j[i].outfd);
+	}
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	for (i = 0; i < HUNDRED; i++) {
+		/* None lost: each has its result; none Completed. */
+		assert_int_equal(confine_wait(j[i].job, -1, &j[i].r), 0);
+		assert_int_not_equal(j[i].r.outcome, CONFINE_COMPLETED);
+		if (j[i].r.outcome == CONFINE_UNCERTAIN &&
+		    j[i].r.reason == CONFINE_REASON_HELPER_LOST)
+			lost++;
+		hu_free(&j[i]);
+	}
+	assert_int_equal(lost, HUNDRED);
+	for (i = 0; i < HUNDRED; i++)
+		assert_true(tu_gone(pids[i]));
+	confine_close(c);
+}
+
+static void
+host_killed_with_a_hundred_jobs_in_flight(void **state)
+{
+	pid_t host, got[HUNDRED + 1];
+	int i;
+
+	host = hu_host("exec", scratch, HUNDRED, got);
+	assert_int_equal(kill(host, SIGKILL), 0);
+	assert_int_equal(waitpid(host, NULL, 0), host);
+	for (i = 0; i <= HUNDRED; i++)
+		assert_true(tu_gone(got[i]));
+}
+
+/* Out of descriptors, a spawn is refused; the helper goes on serving. */
+static void
+helper_out_of_descriptors_refuses_and_recovers(void **state)
+{
+	static struct hu_job j[64];
+	struct rlimit rl = { 24, 24 };
+	struct hu_job next;
+	struct confine *c;
+	int i, n, rc = 0;
+
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	assert_int_equal(prlimit(confine_helper_pid(c), RLIMIT_NOFILE, &rl,
+	    NULL), 0);
+	for (n = 0; n < 64; n++) {
+		hu_init(&j[n], scratch, "sleep", "60000", NULL);
+		rc = hu_spawn(c, &j[n]);
+		if (rc != 0)
+			break;
+	}
+	assert_int_equal(rc, -EMFILE);
+	assert_true(n > 0 && n < 64);
+	hu_free(&j[n]);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(confine_cancel(j[i].job), 0);
+		assert_int_equal(hu_wait(&j[i]), 0);
+		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
+		hu_free(&j[i]);
+	}
+	hu_init(&next, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_run(c, &next), 0);
+	assert_int_equal(next.r.outcome, CONFINE_COMPLETED);
+	hu_free(&next);
+	confine_close(c);
+}
+
+/* A few hundred processes under a deadline: Cancelled, every one gone. */
+static void
+bounded_tree_under_a_deadline_is_cancelled_and_gone(void **state)
+{
+	struct confine *c;
+	struct hu_job j;
+	pid_t pids[400];
+	char *line, *save;
+	int n = 0, i;
+
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&j, scratch, "tree", "300", NULL);
+	j.spec.deadline_ms = 1500;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
+	assert_int_equal(j.r.reason, CONFINE_REASON_DEADLINE);
+	for (line = strtok_r(j.out, "\n", &save); line && n < 400;
+	    line = strtok_r(NULL, "\n", &save))
+		pids[n++] = (pid_t)atol(line);
+	/* The tree had time to grow: most of it printed before the kill. */
+	assert_true(n >= 100);
+	for (i = 0; i < n; i++)
+		assert_true(tu_gone(pids[i]));
+	hu_free(&j);
+	confine_close(c);
+}
+
+static void
+stopped_job_under_a_deadline_is_cancelled(void **state)
+{
+	struct confine *c;
+	struct hu_job j;
+
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&j, scratch, "stop", NULL);
+	j.spec.deadline_ms = 200;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
+	assert_int_equal(j.r.signal, SIGKILL);
+	hu_free(&j);
+	/* With a grace period: SIGTERM is held while stopped, SIGKILL is not. */
+	hu_init(&j, scratch, "stop", NULL);
+	j.spec.deadline_ms = 200;
+	j.spec.grace_ms = 200;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
+	hu_free(&j);
+	confine_close(c);
+}
+
+/*
+ * A client that sends spawn after spawn and never reads a reply must not
+ * hold up anyone else: the helper stops reading it, not serving others.
+ */
+static void
+client_that_never_reads_does_not_block_others(void **state)
+{
+	const char *argv[] = { "fixture", "exit", "0", NULL };
+	struct wire_hello hi = { .version_min = 1, .version_max = 1 };
+	char *dir = tu_sockdir(), *sock = tu_join(dir, "h.sock");
+	struct wire_buf b = { 0 };
+	struct confine *good;
+	struct hu_job j;
+	struct spec s;
+	pid_t listener;
+	uint32_t id;
+	size_t off;
+	ssize_t n;
+	int fd, sent = 0;
+
+	listener = hu_listen(sock, NULL);
+	fd = hu_raw_connect(sock);
+	assert_int_equal(wire_put_hello(&b, &hi, 0), 0);
+	memset(&s, 0, sizeof(s));
+	s.exe = hu_fixture;
+	s.argv = argv;
+	s.argc = 3;
+	s.scratch = scratch;
+	s.fd[0] = s.fd[1] = s.fd[2] = -1;
+	for (id = 1; id <= 4000; id++)
+		assert_int_equal(wire_put_spawn(&b, id, &s, 0, 0), 0);
+	assert_int_equal(fd_nonblock(fd), 0);
+	/* As much as the helper takes before it stops reading us. */
+	for (off = 0; off < b.len; off += (size_t)n) {
+		n = send(fd, b.p + off, b.len - off, MSG_NOSIGNAL);
+		if (n <= 0) {
+			struct pollfd pfd = { fd, POLLOUT, 0 };
+
+			assert_true(n < 0 && errno == EAGAIN);
+			if (poll(&pfd, 1, 3000) == 0)
+				break;  /* it stopped reading: as it should */
+			n = 0;
+		}
+		sent = 1;
+	}
+	assert_true(sent);
+	assert_int_equal(hu_open(&good, CONFINE_MODE_CONNECT, sock), 0);
+	hu_init(&j, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_run(good, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+	close(fd);
+	/* Its jobs go with it; the helper is still there for the others. */
+	hu_init(&j, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_run(good, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+	assert_int_equal(kill(listener, 0), 0);
+	confine_close(good);
+	hu_stop(listener);
+	wire_buf_free(&b);
+	free(sock);
+	free(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(helper_killed_with_a_hundred_jobs_in_flight),
+		cmocka_unit_test(host_killed_with_a_hundred_jobs_in_flight),
+		cmocka_unit_test(helper_out_of_descriptors_refuses_and_recovers),
+		cmocka_unit_test(bounded_tree_under_a_deadline_is_cancelled_and_gone),
+		cmocka_unit_test(stopped_job_under_a_deadline_is_cancelled),
+		cmocka_unit_test(client_that_never_reads_does_not_block_others),
+	};
+
+	hu_setup();
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("faults", tests, setup, teardown);
+}

@@ -1,0 +1,121 @@
+/*
+ * A helper run as an unprivileged user (root is exempt from RLIMIT_NPROC)
+ * with a low process limit: when its fork fails the spawn is refused with
+ * EAGAIN, and once jobs end it serves again. Unsandboxed: Bazel's sandbox
+ * maps only root. Everything the helper runs is copied to /tmp, where the
+ * unprivileged user can reach it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/helperutil.h"
+#include "tests/testutil.h"
+
+#define NOBODY 65534
+#define MAX 16
+
+static void
+fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
+{
+	char dir[] = "/tmp/confine-unpriv.XXXXXX", *helper, *fixture, *scratch;
+	char *sock, *plain = tu_runfile("tests/plain_fixture");
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	static struct hu_job j[MAX];
+	struct hu_job next;
+	struct confine *c;
+	int i, n, rc = 0, tries;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	helper = tu_join(dir, "confine-helper");
+	fixture = tu_join(dir, "fixture");
+	scratch = tu_join(dir, "scratch");
+	sock = tu_join(dir, "h.sock");
+	tu_copy_exec(hu_helper, helper);
+	tu_copy_exec(plain, fixture);
+	assert_int_equal(mkdir(scratch, 0755), 0);
+	assert_int_equal(chown(scratch, NOBODY, NOBODY), 0);
+	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* The helper, its shepherds and jobs: nine processes at most. */
+		struct rlimit rl = { 9, 9 };
+
+		if (setgid(NOBODY) != 0 || setuid(NOBODY) != 0 ||
+		    setrlimit(RLIMIT_NPROC, &rl) != 0)
+			_exit(100);
+		execl(helper, "confine-helper", "--listen", sock, "--allow-uid",
+		    "0", (char *)NULL);
+		_exit(101);
+	}
+	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
+		nanosleep(&ts, NULL);
+	for (tries = 0; tries < 500; tries++) {
+		if (hu_open(&c, CONFINE_MODE_CONNECT, sock) == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	assert_true(tries < 500);
+	for (n = 0; n < MAX; n++) {
+		hu_init(&j[n], scratch, "sleep", "60000", NULL);
+		j[n].spec.exe = fixture;
+		j[n].spec.stdout_fd = -1;
+		rc = confine_spawn(c, &j[n].spec, &j[n].job);
+		if (rc != 0)
+			break;
+	}
+	assert_int_equal(rc, -EAGAIN);
+	assert_true(n >= 1 && n < MAX);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(confine_cancel(j[i].job), 0);
+		assert_int_equal(confine_wait(j[i].job, -1, &j[i].r), 0);
+		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
+		confine_job_free(j[i].job);
+	}
+	/* Room again: the helper kept serving. */
+	hu_init(&next, scratch, "exit", "0", NULL);
+	next.spec.exe = fixture;
+	assert_int_equal(hu_run(c, &next), 0);
+	assert_int_equal(next.r.outcome, CONFINE_COMPLETED);
+	hu_free(&next);
+	confine_close(c);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	unlink(helper);
+	unlink(fixture);
+	rmdir(scratch);
+	unlink(sock);
+	rmdir(dir);
+	free(helper);
+	free(fixture);
+	free(scratch);
+	free(sock);
+	free(plain);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fork_failing_in_the_helper_refuses_the_spawn_and_recovers),
+	};
+
+	hu_setup();
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("unprivileged", tests, NULL, NULL);
+}
