@@ -303,10 +303,7 @@ pathname_and_abstract_unix_sockets(void **state)
 	PAIR(d, 0, EPERM, "unix-connect", name);
 	close(a);
 	close(b);
-	unlink(path);
-	rmdir(dir);
-	free(path);
-	free(dir);
+	tu_rmsock(dir, path);
 }
 
 /* Another architecture's syscall: the filter kills the process. */

@@ -237,8 +237,7 @@ client_that_never_reads_does_not_block_others(void **state)
 	confine_close(good);
 	hu_stop(listener);
 	wire_buf_free(&b);
-	free(sock);
-	free(dir);
+	tu_rmsock(dir, sock);
 }
 
 int

@@ -30,15 +30,16 @@ extern char **environ;
 
 struct mode {
 	enum confine_mode mode;
+	char *dir;
 	char *sock;
 	pid_t listener;
 	struct confine *c;
 };
 
 static struct mode modes[3] = {
-	{ CONFINE_MODE_EXEC, NULL, 0, NULL },
-	{ CONFINE_MODE_FORK, NULL, 0, NULL },
-	{ CONFINE_MODE_CONNECT, NULL, 0, NULL },
+	{ CONFINE_MODE_EXEC, NULL, NULL, 0, NULL },
+	{ CONFINE_MODE_FORK, NULL, NULL, 0, NULL },
+	{ CONFINE_MODE_CONNECT, NULL, NULL, 0, NULL },
 };
 
 static struct mode *current;
@@ -47,13 +48,11 @@ static int
 group_setup(void **state)
 {
 	struct mode *m = current;
-	char *dir;
 
 	*state = m;
 	if (m->mode == CONFINE_MODE_CONNECT) {
-		dir = tu_sockdir();
-		m->sock = tu_join(dir, "helper.sock");
-		free(dir);
+		m->dir = tu_sockdir();
+		m->sock = tu_join(m->dir, "helper.sock");
 		m->listener = hu_listen(m->sock, NULL);
 	}
 	assert_int_equal(hu_open(&m->c, m->mode, m->sock), 0);
@@ -70,7 +69,7 @@ group_teardown(void **state)
 	m->c = NULL;
 	if (m->listener > 0)
 		hu_stop(m->listener);
-	free(m->sock);
+	tu_rmsock(m->dir, m->sock);
 	return 0;
 }
 
@@ -431,8 +430,7 @@ helper_killed_midflight(enum confine_mode mode)
 	hu_free(&next);
 	confine_close(c);
 	free(scratch);
-	free(sock);
-	free(dir);
+	tu_rmsock(dir, sock);
 }
 
 static void
@@ -495,8 +493,7 @@ socket_is_private_by_default(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 	hu_stop(h);
 	assert_false(tu_exists(sock));
-	free(sock);
-	free(dir);
+	tu_rmsock(dir, sock);
 }
 
 /* Fork mode refuses a threaded host; exec mode is fine there. */

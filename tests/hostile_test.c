@@ -42,8 +42,7 @@ teardown(void **state)
 {
 	confine_close(good);
 	hu_stop(listener);
-	free(sock);
-	free(dir);
+	tu_rmsock(dir, sock);
 	free(scratch);
 	return 0;
 }

@@ -82,8 +82,7 @@ another_uid_is_refused_unless_listed(void **state)
 	h = hu_listen(sock, allow);
 	assert_int_equal(open_as(NOBODY, sock), 0);
 	hu_stop(h);
-	free(sock);
-	free(dir);
+	tu_rmsock(dir, sock);
 }
 
 int

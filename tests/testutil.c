@@ -80,6 +80,17 @@ tu_sockdir(void)
 	return strdup(buf);
 }
 
+void
+tu_rmsock(char *dir, char *sock)
+{
+	if (sock != NULL)
+		(void)unlink(sock);
+	if (dir != NULL)
+		(void)rmdir(dir);
+	free(sock);
+	free(dir);
+}
+
 char *
 tu_join(const char *dir, const char *name)
 {

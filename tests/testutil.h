@@ -20,6 +20,8 @@ char *tu_runfile(const char *rel);
 char *tu_mkdtemp(const char *prefix);
 /* A fresh short directory in /tmp, for unix sockets. */
 char *tu_sockdir(void);
+/* Removes a socket and its tu_sockdir() directory, and frees both names. */
+void tu_rmsock(char *dir, char *sock);
 /* path joined with name, allocated. */
 char *tu_join(const char *dir, const char *name);
 bool tu_exists(const char *path);
