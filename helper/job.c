@@ -473,7 +473,7 @@ finish(struct job *j)
 		r->scratch_kept = 1;
 		if (r->outcome != CONFINE_UNCERTAIN &&
 		    r->proof != CONFINE_PROOF_NONE && j->ctl >= 0 &&
-		    write(j->ctl, "R", 1) == 1) {
+		    write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1) {
 			j->phase = JOB_REMOVING;
 			j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
 			j->t_poll = INT64_MAX;
