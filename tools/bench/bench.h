@@ -1,0 +1,182 @@
+/*
+ * The benchmark's shared declarations. The confine side goes through the
+ * public API only (<confine/confine.h>), as a host would; nothing here
+ * reaches into the helper's internals.
+ */
+#ifndef BENCH_BENCH_H
+#define BENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <confine/confine.h>
+
+#define BENCH_MAX_LIST 16
+#define MIB ((size_t)1024 * 1024)
+
+/* Monotonic nanoseconds. */
+static inline int64_t
+bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct bench_list {
+	long v[BENCH_MAX_LIST];
+	size_t n;
+};
+
+struct bench_opts {
+	const char *preset;              /* "full", "quick" or "smoke" */
+	struct bench_list hosts_mib;     /* latency: host sizes */
+	struct bench_list host_threads;  /* latency: threads in the host */
+	int reps;                        /* latency repetitions per method */
+	int fork_reps;                   /* fork (and a late-forked helper)
+	                                    from a host above 0 MiB */
+	struct bench_list tp_threads;    /* throughput: submitting threads */
+	double tp_seconds;               /* one throughput phase */
+	int tp_rounds;                   /* phases per method and count */
+	struct bench_list dl_jobs;       /* deadline: concurrent jobs */
+	int dl_single_reps;              /* the 1-job case, one after another */
+	int dl_single_ms;                /* its deadline */
+	int dl_window_ms;                /* deadlines spread over this */
+	bool dl_burst;                   /* also every deadline at once */
+	int inflight;                    /* memory: jobs in flight */
+	int cpu_jobs;                    /* CPU time per job over this many */
+	enum confine_mode mode;          /* the bench helper's mode */
+	const char *helper_path;         /* for exec mode */
+	const char *bwrap;
+	const char *out;                 /* TSV */
+	const char *plot_dir;            /* PNGs, when set */
+	unsigned sections;
+	unsigned methods;                /* latency: bit per enum run_method */
+};
+
+enum {
+	SEC_LATENCY = 1u << 0,
+	SEC_THROUGHPUT = 1u << 1,
+	SEC_DEADLINE = 1u << 2,
+	SEC_MEMORY = 1u << 3,
+	SEC_CPU = 1u << 4,
+	SEC_ALL = 0x1f,
+};
+
+/* ---- run.c: the ways to start and settle /bin/true ---- */
+
+enum run_method {
+	RUN_FORK,            /* fork + execve + waitpid, from the host */
+	RUN_SPAWN,           /* posix_spawn + waitpid, from the host */
+	RUN_CONFINE,         /* confine, Landlock backend */
+	RUN_CONFINE_NONE,    /* confine, backend none */
+	RUN_BWRAP,           /* posix_spawn of bubblewrap */
+	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
+	                        after the host grew: what not to do */
+	RUN_NMETHODS,
+};
+
+struct runner {
+	struct confine *c;       /* the bench's helper, opened first */
+	struct confine *late;    /* RUN_CONFINE_LATE's, or NULL */
+	const char *scratch;
+	const char *bwrap;
+};
+
+/*
+ * Where a confine job's time goes, as the host sees it: confine_spawn
+ * (request until the job has exec'd), confine_wait (until the settlement
+ * arrived) and the result's wall_us (the job's fork to its exit).
+ */
+struct run_phases {
+	double spawn_us, settle_us, wall_us;
+};
+
+const char *run_name(enum run_method m);
+/* One start and settlement; 0, or -1 with the reason on stderr. */
+int run_true(const struct runner *r, enum run_method m);
+/* The same; for confine also its phases, when ph is not NULL. */
+int run_true_phases(const struct runner *r, enum run_method m,
+    struct run_phases *ph);
+/* A confined job of any program; the caller frees it. */
+int run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
+    const char *const *argv, int64_t deadline_ms, struct confine_job **job);
+
+/* The host's own memory, pages really touched, and idle threads. */
+int run_host_grow(size_t mib);
+void run_host_release(void);
+size_t run_host_mib(void);
+int run_park(int threads);       /* the host has this many threads after */
+void run_unpark(void);
+
+/* ---- stats.c: samples, rows, the TSV ---- */
+
+struct samples {
+	double *v;
+	size_t n, cap;
+};
+
+struct summary {
+	size_t n;
+	double p50, p90, p99, min, max, mean;
+};
+
+int stats_add(struct samples *s, double x);
+void stats_free(struct samples *s);
+void stats_summary(struct samples *s, struct summary *out);
+
+/* One line of results; the TSV holds them all, the targets look them up. */
+struct row {
+	char section[16];
+	char method[32];
+	char variant[24];
+	long host_mib;
+	long threads;
+	long jobs;
+	struct summary s;
+	char unit[12];
+};
+
+struct row *stats_row(const char *section, const char *method,
+    const char *variant, long host_mib, long threads, long jobs,
+    const struct summary *s, const char *unit);
+struct row *stats_value(const char *section, const char *method,
+    const char *variant, long host_mib, long threads, long jobs,
+    double value, const char *unit);
+/* The first row matching; NULL strings and -1 numbers match anything. */
+const struct row *stats_find(const char *section, const char *method,
+    const char *variant, long host_mib, long threads, long jobs);
+int stats_write_tsv(const char *path);
+void stats_reset(void);
+
+/* ---- proc.c: what /proc says about the helper and its shepherds ---- */
+
+long proc_status_kib(pid_t pid, const char *field);   /* VmRSS, VmPTE... */
+long proc_rollup_kib(pid_t pid, const char *field);   /* Pss, Private_Dirty */
+/* utime, stime, cutime, cstime in microseconds. */
+int proc_cpu_us(pid_t pid, int64_t out[4]);
+/* The main thread's time on CPU, nanoseconds, from schedstat. */
+int64_t proc_oncpu_ns(pid_t pid);
+/* CPU time every CPU spent busy, any process or kernel thread. */
+int64_t proc_busy_us(void);
+/* Children of pid's main thread; returns how many, fills up to max. */
+size_t proc_children(pid_t pid, pid_t *out, size_t max);
+
+/* ---- the sections ---- */
+
+int bench_latency(const struct bench_opts *o, struct runner *r);
+int bench_throughput(const struct bench_opts *o, struct runner *r);
+int bench_deadline(const struct bench_opts *o, struct runner *r);
+int bench_memory(const struct bench_opts *o, struct runner *r, long idle_kib);
+int bench_cpu(const struct bench_opts *o, struct runner *r);
+
+/* Printing: a section title, and a table line. */
+void bench_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bench_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * Latency of start + settle of /bin/true, every method side by side in the
+ * same host: for each host size and thread count, the methods take turns
+ * one repetition at a time, so that noise from the rest of the machine
+ * falls on all of them alike.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/bench/bench.h"
+
+#define WARMUP 2
+
+static bool
+enabled(const struct bench_opts *o, enum run_method m, const struct runner *r,
+    long host_mib, long threads)
+{
+	if (!(o->methods & (1u << m)))
+		return false;
+	if (m == RUN_CONFINE_LATE)
+		return r->late != NULL && host_mib > 0 && threads == 1;
+	return true;
+}
+
+static int
+reps_for(const struct bench_opts *o, enum run_method m, long host_mib)
+{
+	/* These fork the whole host: hundreds of ms per repetition at 8 GiB. */
+	if ((m == RUN_FORK || m == RUN_CONFINE_LATE) && host_mib > 0)
+		return o->fork_reps < o->reps ? o->fork_reps : o->reps;
+	return o->reps;
+}
+
+static int
+timed(struct runner *r, enum run_method m, struct samples *s,
+    struct samples ph[3])
+{
+	struct run_phases p;
+	int64_t t0 = bench_now();
+	int rc;
+
+	rc = run_true_phases(r, m, ph ? &p : NULL);
+	if (rc == 0)
+		rc = stats_add(s, (double)(bench_now() - t0) / 1000.0);
+	if (rc == 0 && ph != NULL) {
+		(void)stats_add(&ph[0], p.spawn_us);
+		(void)stats_add(&ph[1], p.settle_us);
+		(void)stats_add(&ph[2], p.wall_us);
+	}
+	return rc;
+}
+
+static const char *const phase_names[3] = { "spawn", "settle", "job-wall" };
+
+/* Where the confine jobs' time went: one line per backend. */
+static void
+phases(enum run_method m, long host_mib, long threads, struct samples ph[3])
+{
+	struct summary sum[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		stats_summary(&ph[i], &sum[i]);
+		stats_row("phase", run_name(m), phase_names[i], host_mib, threads,
+		    1, &sum[i], "us");
+		stats_free(&ph[i]);
+	}
+	bench_line("  %-16s p50: confine_spawn %.0f + confine_wait %.0f "
+	    "(the job's own fork..exit: %.0f)", run_name(m), sum[0].p50,
+	    sum[1].p50, sum[2].p50);
+}
+
+static int
+cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
+{
+	struct samples s[RUN_NMETHODS], ph[RUN_NMETHODS][3];
+	struct summary sum[RUN_NMETHODS];
+	int reps[RUN_NMETHODS], max = 0, i, k, rc = 0;
+	enum run_method m;
+	double base;
+
+	memset(s, 0, sizeof(s));
+	memset(ph, 0, sizeof(ph));
+	for (m = 0; m < RUN_NMETHODS; m++) {
+		reps[m] = enabled(o, m, r, host_mib, threads) ?
+		    reps_for(o, m, host_mib) : 0;
+		if (reps[m] > max && m != RUN_CONFINE_LATE)
+			max = reps[m];
+		for (i = 0; i < (reps[m] ? WARMUP : 0) && rc == 0; i++)
+			rc = run_true(r, m);
+	}
+	/* Each repetition starts with the next method: no fixed neighbours. */
+	for (i = 0; i < max && rc == 0; i++)
+		for (k = 0; k < RUN_NMETHODS && rc == 0; k++) {
+			m = (enum run_method)((i + k) % RUN_NMETHODS);
+			if (i >= reps[m] || m == RUN_CONFINE_LATE)
+				continue;
+			rc = timed(r, m, &s[m], m == RUN_CONFINE ||
+			    m == RUN_CONFINE_NONE ? ph[m] : NULL);
+		}
+	/*
+	 * Apart: each of its shepherds is a copy of the whole host, and
+	 * tearing one down after its job settled would land on whatever
+	 * method ran next.
+	 */
+	for (i = 0; i < reps[RUN_CONFINE_LATE] && rc == 0; i++)
+		rc = timed(r, RUN_CONFINE_LATE, &s[RUN_CONFINE_LATE], NULL);
+	if (rc != 0) {
+		fprintf(stderr, "bench: latency from a %ld MiB host with %ld "
+		    "threads failed\n", host_mib, threads);
+		for (m = 0; m < RUN_NMETHODS; m++) {
+			stats_free(&s[m]);
+			for (i = 0; i < 3; i++)
+				stats_free(&ph[m][i]);
+		}
+		return -1;
+	}
+	for (m = 0; m < RUN_NMETHODS; m++)
+		stats_summary(&s[m], &sum[m]);
+	base = reps[RUN_SPAWN] ? sum[RUN_SPAWN].p50 : 0;
+	for (m = 0; m < RUN_NMETHODS; m++) {
+		if (reps[m] == 0)
+			continue;
+		stats_row("latency", run_name(m), "", host_mib, threads, 1, &sum[m],
+		    "us");
+		bench_line("%-18s %6ld MiB %3ld thr %5zu %10.1f %10.1f %10.1f "
+		    "%8.2fx", run_name(m), host_mib, threads, sum[m].n,
+		    sum[m].p50, sum[m].p90, sum[m].p99,
+		    base > 0 ? sum[m].p50 / base : 0);
+		stats_free(&s[m]);
+	}
+	if (reps[RUN_CONFINE])
+		phases(RUN_CONFINE, host_mib, threads, ph[RUN_CONFINE]);
+	if (reps[RUN_CONFINE_NONE])
+		phases(RUN_CONFINE_NONE, host_mib, threads, ph[RUN_CONFINE_NONE]);
+	return 0;
+}
+
+int
+bench_latency(const struct bench_opts *o, struct runner *r)
+{
+	struct confine_options late = { .mode = CONFINE_MODE_FORK };
+	size_t h, t;
+	int64_t t0;
+	int rc = 0;
+
+	bench_title("latency of start + settle of /bin/true, microseconds "
+	    "(ratio: p50 over posix_spawn's p50 in the same host)");
+	bench_line("%-18s %10s %7s %5s %10s %10s %10s %9s", "method", "host",
+	    "threads", "n", "p50", "p90", "p99", "ratio");
+	for (h = 0; h < o->hosts_mib.n && rc == 0; h++) {
+		t0 = bench_now();
+		if ((rc = run_host_grow((size_t)o->hosts_mib.v[h])) != 0)
+			break;
+		if (o->hosts_mib.v[h] > 0)
+			fprintf(stderr, "bench: host grown to %ld MiB in %.1f s\n",
+			    o->hosts_mib.v[h], (double)(bench_now() - t0) / 1e9);
+		for (t = 0; t < o->host_threads.n && rc == 0; t++) {
+			/*
+			 * A fork-mode helper opened now copies the grown host:
+			 * every shepherd it forks then pays what fork does.
+			 * Only while the host has one thread (fork mode's rule).
+			 */
+			r->late = NULL;
+			if (o->hosts_mib.v[h] > 0 && o->host_threads.v[t] == 1 &&
+			    confine_open(&r->late, &late) != 0) {
+				fprintf(stderr, "bench: fork-mode helper: %s\n",
+				    confine_error_message());
+				r->late = NULL;
+			}
+			if ((rc = run_park((int)o->host_threads.v[t])) == 0)
+				rc = cell(o, r, o->hosts_mib.v[h],
+				    o->host_threads.v[t]);
+			run_unpark();
+			if (r->late != NULL)
+				confine_close(r->late);
+			r->late = NULL;
+		}
+	}
+	run_host_release();
+	return rc;
+}

@@ -1,0 +1,309 @@
+/*
+ * The ways to start and settle /bin/true that the benchmark compares, the
+ * host's resident memory and the idle threads it holds.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tools/bench/bench.h"
+
+#define TRUE_PATH "/bin/true"
+#define PAGE 4096
+
+/* Every method's job gets the same empty environment confine gives. */
+static char *const no_env[] = { NULL };
+static const char *const true_argv[] = { "true", NULL };
+
+static const char *const names[RUN_NMETHODS] = {
+	[RUN_FORK] = "fork+exec",
+	[RUN_SPAWN] = "posix_spawn",
+	[RUN_CONFINE] = "confine-landlock",
+	[RUN_CONFINE_NONE] = "confine-none",
+	[RUN_BWRAP] = "bwrap",
+	[RUN_CONFINE_LATE] = "confine-late-fork",
+};
+
+const char *
+run_name(enum run_method m)
+{
+	return m < RUN_NMETHODS ? names[m] : "?";
+}
+
+static int
+wait_ok(pid_t pid, const char *what)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "bench: waitpid %s: %s\n", what,
+			    strerror(errno));
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "bench: %s: status 0x%x\n", what, status);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+run_fork(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "bench: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv, no_env);
+		_exit(127);
+	}
+	return wait_ok(pid, "fork+exec");
+}
+
+static int
+run_spawn(const char *path, const char *const *argv, const char *what)
+{
+	pid_t pid;
+	int rc;
+
+	rc = posix_spawn(&pid, path, NULL, NULL, (char *const *)(uintptr_t)argv,
+	    no_env);
+	if (rc != 0) {
+		fprintf(stderr, "bench: posix_spawn %s: %s\n", path, strerror(rc));
+		return -1;
+	}
+	return wait_ok(pid, what);
+}
+
+static int
+run_bwrap(const struct runner *r)
+{
+	const char *argv[] = { "bwrap", "--ro-bind", "/", "/", "--bind",
+		r->scratch, r->scratch, "--unshare-net", "--die-with-parent",
+		TRUE_PATH, NULL };
+
+	return run_spawn(r->bwrap, argv, "bwrap");
+}
+
+static int
+spawn_backend(struct confine *c, const char *scratch, const char *exe,
+    const char *const *argv, int64_t deadline_ms, enum confine_backend backend,
+    struct confine_job **job)
+{
+	struct confine_spec spec;
+	int rc;
+
+	confine_spec_init(&spec);
+	spec.exe = exe;
+	spec.argv = argv;
+	spec.scratch = scratch;
+	spec.deadline_ms = deadline_ms;
+	spec.backend = backend;
+	rc = confine_spawn(c, &spec, job);
+	if (rc != 0)
+		fprintf(stderr, "bench: confine_spawn: %s\n",
+		    confine_error_message());
+	return rc;
+}
+
+int
+run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
+    const char *const *argv, int64_t deadline_ms, struct confine_job **job)
+{
+	return spawn_backend(c, scratch, exe, argv, deadline_ms,
+	    CONFINE_BACKEND_LANDLOCK, job);
+}
+
+static int
+run_confine(struct confine *c, const char *scratch, enum confine_backend b,
+    struct run_phases *ph)
+{
+	struct confine_result res;
+	struct confine_job *job;
+	int64_t t0 = bench_now(), t1;
+	int rc;
+
+	if (c == NULL)
+		return -1;
+	if (spawn_backend(c, scratch, TRUE_PATH, true_argv, 0, b, &job) != 0)
+		return -1;
+	t1 = bench_now();
+	rc = confine_wait(job, -1, &res);
+	confine_job_free(job);
+	if (ph != NULL) {
+		ph->spawn_us = (double)(t1 - t0) / 1000.0;
+		ph->settle_us = (double)(bench_now() - t1) / 1000.0;
+		ph->wall_us = (double)res.wall_us;
+	}
+	if (rc != 0 || res.outcome != CONFINE_COMPLETED) {
+		fprintf(stderr, "bench: confine job: %s (%s)\n",
+		    rc ? confine_error_message() : confine_outcome_name(res.outcome),
+		    rc ? "" : confine_reason_name(res.reason));
+		return -1;
+	}
+	return 0;
+}
+
+int
+run_true(const struct runner *r, enum run_method m)
+{
+	return run_true_phases(r, m, NULL);
+}
+
+int
+run_true_phases(const struct runner *r, enum run_method m,
+    struct run_phases *ph)
+{
+	switch (m) {
+	case RUN_FORK:
+		return run_fork();
+	case RUN_SPAWN:
+		return run_spawn(TRUE_PATH, true_argv, "posix_spawn");
+	case RUN_CONFINE:
+		return run_confine(r->c, r->scratch, CONFINE_BACKEND_LANDLOCK,
+		    ph);
+	case RUN_CONFINE_NONE:
+		return run_confine(r->c, r->scratch, CONFINE_BACKEND_NONE, ph);
+	case RUN_BWRAP:
+		return run_bwrap(r);
+	case RUN_CONFINE_LATE:
+		return run_confine(r->late, r->scratch,
+		    CONFINE_BACKEND_LANDLOCK, ph);
+	case RUN_NMETHODS:
+	default:
+		return -1;
+	}
+}
+
+/* ---- the host's memory ---- */
+
+struct region {
+	void *p;
+	size_t len;
+};
+
+static struct region regions[BENCH_MAX_LIST];
+static size_t nregions;
+static size_t host_bytes;
+
+/*
+ * Grows the host to mib MiB of its own anonymous memory, every page
+ * written with a distinct value: resident, private, nothing the kernel
+ * can share or leave unmapped. Small pages, as a long-lived heap mostly
+ * is; fork's cost is in copying their page tables.
+ */
+int
+run_host_grow(size_t mib)
+{
+	size_t want = mib * (size_t)MIB, len, i;
+	unsigned char *p;
+
+	if (want <= host_bytes)
+		return 0;
+	if (nregions == BENCH_MAX_LIST)
+		return -1;
+	len = want - host_bytes;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "bench: mmap %zu MiB: %s\n", len / MIB,
+		    strerror(errno));
+		return -1;
+	}
+#ifdef MADV_NOHUGEPAGE
+	(void)madvise(p, len, MADV_NOHUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+	/* Faulted in by the kernel in one call: far fewer exits on a VM. */
+	(void)madvise(p, len, MADV_POPULATE_WRITE);
+#endif
+	for (i = 0; i < len; i += PAGE)
+		p[i] = (unsigned char)(i / PAGE | 1);
+	regions[nregions].p = p;
+	regions[nregions].len = len;
+	nregions++;
+	host_bytes = want;
+	return 0;
+}
+
+void
+run_host_release(void)
+{
+	while (nregions > 0) {
+		nregions--;
+		munmap(regions[nregions].p, regions[nregions].len);
+	}
+	host_bytes = 0;
+}
+
+size_t
+run_host_mib(void)
+{
+	return host_bytes / MIB;
+}
+
+/* ---- idle threads ---- */
+
+static pthread_mutex_t park_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t *parked;
+static size_t nparked;
+static bool park_stop;
+
+static void *
+park_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&park_mu);
+	while (!park_stop)
+		pthread_cond_wait(&park_cv, &park_mu);
+	pthread_mutex_unlock(&park_mu);
+	return NULL;
+}
+
+int
+run_park(int threads)
+{
+	size_t want = threads > 1 ? (size_t)threads - 1 : 0;
+	int rc;
+
+	run_unpark();
+	park_stop = false;
+	parked = calloc(want ? want : 1, sizeof(*parked));
+	if (parked == NULL)
+		return -1;
+	for (nparked = 0; nparked < want; nparked++) {
+		rc = pthread_create(&parked[nparked], NULL, park_main, NULL);
+		if (rc != 0) {
+			fprintf(stderr, "bench: pthread_create: %s\n", strerror(rc));
+			run_unpark();
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+run_unpark(void)
+{
+	pthread_mutex_lock(&park_mu);
+	park_stop = true;
+	pthread_cond_broadcast(&park_cv);
+	pthread_mutex_unlock(&park_mu);
+	while (nparked > 0)
+		pthread_join(parked[--nparked], NULL);
+	free(parked);
+	parked = NULL;
+}

@@ -1,0 +1,124 @@
+/*
+ * Throughput: jobs per second of /bin/true from N submitting threads, each
+ * starting a job and waiting for it in a loop, confine against posix_spawn
+ * from the same number of threads. The two alternate, round by round.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/bench/bench.h"
+
+struct submitter {
+	pthread_t t;
+	const struct runner *r;
+	enum run_method m;
+	pthread_barrier_t *start;
+	const int64_t *end;
+	long jobs;
+	int failed;
+};
+
+static void *
+submit_main(void *arg)
+{
+	struct submitter *s = arg;
+
+	pthread_barrier_wait(s->start);
+	while (bench_now() < *s->end) {
+		if (run_true(s->r, s->m) != 0) {
+			s->failed = 1;
+			break;
+		}
+		s->jobs++;
+	}
+	return NULL;
+}
+
+/* One phase; jobs per second, or -1. */
+static double
+phase(const struct bench_opts *o, const struct runner *r, enum run_method m,
+    int threads, long *jobs)
+{
+	struct submitter *s = calloc((size_t)threads, sizeof(*s));
+	pthread_barrier_t start;
+	int64_t end = INT64_MAX, t0;
+	int i, made, failed = 0;
+
+	if (s == NULL)
+		return -1;
+	pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
+	for (made = 0; made < threads; made++) {
+		s[made].r = r;
+		s[made].m = m;
+		s[made].start = &start;
+		s[made].end = &end;
+		if (pthread_create(&s[made].t, NULL, submit_main, &s[made]) != 0)
+			break;
+	}
+	if (made < threads) {
+		/* The barrier cannot open: nothing was started, stop here. */
+		fprintf(stderr, "bench: could not start %d threads\n", threads);
+		exit(1);
+	}
+	end = bench_now() + (int64_t)(o->tp_seconds * 1e9);
+	pthread_barrier_wait(&start);
+	t0 = bench_now();
+	*jobs = 0;
+	for (i = 0; i < threads; i++) {
+		pthread_join(s[i].t, NULL);
+		*jobs += s[i].jobs;
+		failed |= s[i].failed;
+	}
+	t0 = bench_now() - t0;
+	pthread_barrier_destroy(&start);
+	free(s);
+	return failed || t0 <= 0 ? -1 : (double)*jobs * 1e9 / (double)t0;
+}
+
+int
+bench_throughput(const struct bench_opts *o, struct runner *r)
+{
+	static const enum run_method ms[2] = { RUN_CONFINE, RUN_SPAWN };
+	struct samples s[2];
+	struct summary sum[2];
+	long jobs[2], n;
+	double rate;
+	size_t t;
+	int round, k, m;
+
+	bench_title("throughput of /bin/true, jobs per second (median of %d "
+	    "rounds of %.1f s)", o->tp_rounds, o->tp_seconds);
+	bench_line("%7s %18s %18s %9s", "threads", run_name(ms[0]),
+	    run_name(ms[1]), "ratio");
+	for (t = 0; t < o->tp_threads.n; t++) {
+		memset(s, 0, sizeof(s));
+		jobs[0] = jobs[1] = 0;
+		for (round = 0; round < o->tp_rounds; round++)
+			for (k = 0; k < 2; k++) {
+				m = (round + k) % 2;
+				rate = phase(o, r, ms[m], (int)o->tp_threads.v[t], &n);
+				if (rate < 0) {
+					fprintf(stderr, "bench: throughput with %ld "
+					    "threads failed\n", o->tp_threads.v[t]);
+					stats_free(&s[0]);
+					stats_free(&s[1]);
+					return -1;
+				}
+				jobs[m] += n;
+				(void)stats_add(&s[m], rate);
+			}
+		for (m = 0; m < 2; m++) {
+			stats_summary(&s[m], &sum[m]);
+			stats_row("throughput", run_name(ms[m]), "", 0,
+			    o->tp_threads.v[t], jobs[m], &sum[m], "jobs/s");
+			stats_free(&s[m]);
+		}
+		bench_line("%7ld %18.0f %18.0f %8.2fx", o->tp_threads.v[t],
+		    sum[0].p50, sum[1].p50,
+		    sum[1].p50 > 0 ? sum[0].p50 / sum[1].p50 : 0);
+	}
+	return 0;
+}
