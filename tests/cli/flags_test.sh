@@ -1,0 +1,364 @@
+#!/bin/sh
+# Every option of confine-run, each shown to change what the job gets.
+. tests/cli/lib.sh
+
+case_scratch_is_the_only_writable_tree() {
+	mkdir "$T/outside"
+	cr -s "$S" -- "$FIX" write "$S/inside"
+	expect_status 0
+	[ "$(cat "$S/inside")" = confined ] || fail "the write inside did not land"
+	cr --scratch "$S" -- "$FIX" write "$T/outside/f"
+	expect_status 13  # EACCES
+	expect_err "Permission denied"
+	[ ! -e "$T/outside/f" ] || fail "the write outside landed"
+}
+
+case_network_is_denied() {
+	cr -s "$S" -- "$FIX" connect 9
+	expect_status 1  # EPERM: socket() is refused
+	expect_err "socket: Operation not permitted"
+}
+
+case_backend_none_is_unconfined_and_needs_no_scratch() {
+	mkdir "$T/outside"
+	cr --backend none --result "$T/r.json" -- "$FIX" write "$T/outside/f"
+	expect_status 0
+	[ -e "$T/outside/f" ] || fail "the unconfined write did not land"
+	expect_json "$T/r.json" backend none
+}
+
+case_backend_auto_and_landlock_confine_with_landlock() {
+	for b in auto landlock; do
+		cr -s "$S" --backend "$b" --result "$T/r.json" -- "$FIX" exit 0
+		expect_status 0
+		expect_json "$T/r.json" backend landlock
+	done
+	cr -s "$S" --result "$T/r.json" -- "$FIX" exit 0
+	expect_json "$T/r.json" backend landlock
+}
+
+case_unknown_backend_is_125() {
+	cr -s "$S" --backend chroot -- "$FIX" write "$S/f"
+	expect_status 125
+	expect_err_lines 1
+	expect_err "^confine-run: unknown backend chroot \\(auto, landlock, seatbelt or none\\)\$"
+	[ ! -e "$S/f" ] || fail "the job ran"
+}
+
+case_scratch_is_required_unless_backend_none() {
+	cr -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: --scratch DIR is required unless --backend none\$"
+}
+
+case_deadline_cancels() {
+	cr -s "$S" --deadline 200ms --result "$T/r.json" -- "$FIX" sleep 60000
+	expect_status 124
+	expect_json "$T/r.json" reason deadline
+	cr -s "$S" -t 1m -- "$FIX" exit 0
+	expect_status 0
+}
+
+case_bad_durations_are_125_and_named() {
+	for d in 10 10x 1.5s -5s "" 99999999999999999999s; do
+		cr -s "$S" -t "$d" -- "$FIX" write "$S/f"
+		expect_status 125
+		expect_err_lines 1
+		expect_err "^confine-run: --deadline $d: "
+		cr -s "$S" --grace "$d" -- "$FIX" write "$S/f"
+		expect_status 125
+		expect_err "^confine-run: --grace $d: "
+	done
+	[ ! -e "$S/f" ] || fail "a job ran"
+	cr -s "$S" -t 10 -- "$FIX" exit 0
+	expect_err "no unit \\(ms, s, m or h\\)"
+	cr -s "$S" -t 5parsecs -- "$FIX" exit 0
+	expect_err "unknown unit"
+}
+
+# A job that traps SIGTERM, cancelled by a signal to confine-run: with
+# --grace it gets SIGTERM first and cleans up, without it only SIGKILL.
+grace_run() { # [--grace DUR]
+	sh_script='trap "echo term; exit 7" TERM; "$1" sleep 60000 & echo ready; wait'
+	"$RUN" -s "$S" "$@" -- /bin/sh -c "$sh_script" sh "$FIX" \
+	    </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	wait_for_line "$T/out"
+	kill -INT "$pid"
+	wait "$pid"
+	st=$?
+}
+
+case_grace_sends_sigterm_first() {
+	grace_run --grace 60s
+	expect_status 124
+	expect_out "^term\$"
+}
+
+case_without_grace_sigkill_at_once() {
+	grace_run
+	expect_status 124
+	! grep -q term "$T/out" || fail "the job saw SIGTERM"
+}
+
+case_environment_is_empty_by_default() {
+	export CONFINE_TEST_VAR=1
+	cr -s "$S" -- "$FIX" env
+	expect_status 0
+	[ ! -s "$T/out" ] || fail "the job saw variables"
+}
+
+case_env_sets_exactly_the_variables_given() {
+	cr -s "$S" -e A=1 --env "B=two words" -e C= -- "$FIX" env
+	expect_status 3  # the fixture exits with the number of variables
+	[ "$(cat "$T/out")" = "$(printf 'A=1\nB=two words\nC=')" ] ||
+		fail "wrong environment"
+}
+
+case_later_env_replaces_earlier() {
+	cr -s "$S" -e A=1 -e AB=2 -e A=3 -- "$FIX" env
+	expect_status 2
+	[ "$(cat "$T/out")" = "$(printf 'A=3\nAB=2')" ] || fail "wrong environment"
+}
+
+case_pass_env_passes_our_own_when_set() {
+	unset CONFINE_TEST_UNSET
+	CONFINE_TEST_VAR='x=y z' "$RUN" -s "$S" --pass-env CONFINE_TEST_VAR \
+	    --pass-env CONFINE_TEST_UNSET -- "$FIX" env >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 1
+	[ "$(cat "$T/out")" = "CONFINE_TEST_VAR=x=y z" ] || fail "wrong environment"
+}
+
+case_bad_env_is_125() {
+	for e in NOEQUALS =value; do
+		cr -s "$S" -e "$e" -- "$FIX" exit 0
+		expect_status 125
+		expect_err "^confine-run: --env $e: not NAME=VALUE\$"
+	done
+	for e in A=B ""; do
+		cr -s "$S" --pass-env "$e" -- "$FIX" exit 0
+		expect_status 125
+		expect_err "^confine-run: --pass-env $e: not a variable name\$"
+	done
+}
+
+case_cwd_defaults_to_the_scratch_root() {
+	cr -s "$S" -- "$FIX" cwd
+	expect_status 0
+	[ "$(cat "$T/out")" = "$(cd "$S" && pwd -P)" ] || fail "cwd is $(cat "$T/out")"
+}
+
+case_cwd_sets_the_working_directory() {
+	mkdir "$S/sub" "$T/elsewhere"
+	cr -s "$S" -C "$S/sub" -- "$FIX" cwd
+	expect_status 0
+	[ "$(cat "$T/out")" = "$(cd "$S/sub" && pwd -P)" ] || fail "cwd is $(cat "$T/out")"
+	# Outside the scratch root too: it is only where the job starts.
+	cr -s "$S" --cwd "$T/elsewhere" -- "$FIX" cwd
+	expect_status 0
+	[ "$(cat "$T/out")" = "$(cd "$T/elsewhere" && pwd -P)" ] || fail "cwd is $(cat "$T/out")"
+}
+
+case_relative_cwd_is_125() {
+	mkdir "$S/sub"
+	cr -s "$S" -C sub -- "$FIX" cwd
+	expect_status 125
+	expect_err "^confine-run: refused: cwd must be an absolute path"
+}
+
+case_device_makes_a_node_writable() {
+	cr -s "$S" -- "$FIX" write /dev/zero
+	expect_status 13
+	cr -s "$S" --device /dev/zero -- "$FIX" write /dev/zero
+	expect_status 0
+	cr -s "$S" --device /dev/zero -- "$FIX" write /dev/full
+	expect_status 13
+}
+
+case_helper_execs_the_binary_given() {
+	# A wrapper that leaves a mark: the helper is spawned with an empty
+	# environment, so everything it needs is spelt out.
+	cat >"$T/helper" <<-EOF
+	#!/bin/sh
+	echo "\$@" >"$T/helper-ran"
+	exec "$HELPER" "\$@"
+	EOF
+	chmod +x "$T/helper"
+	cr -s "$S" --helper "$T/helper" -- "$FIX" exit 0
+	expect_status 0
+	grep -q -- "--fd 3" "$T/helper-ran" || fail "the helper given did not run"
+	cr -s "$S" --helper helper/confine-helper -- "$FIX" exit 0
+	expect_status 125
+	expect_err "not absolute"
+}
+
+case_connect_uses_the_helper_listening_there() {
+	d=$(mktemp -d /tmp/confine-cli.XXXXXX)
+	sock="$d/helper.sock"
+	cr -s "$S" --connect "$sock" -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: cannot start a helper: connect $sock"
+	"$HELPER" --listen "$sock" 2>"$T/helper.err" &
+	hpid=$!
+	i=0
+	until [ -S "$sock" ]; do
+		i=$((i + 1))
+		[ "$i" -le 1200 ] || { kill "$hpid"; fail "no socket"; }
+		sleep 0.05
+	done
+	cr -s "$S" --connect "$sock" -- "$FIX" write "$S/f"
+	kill -TERM "$hpid"
+	wait "$hpid"
+	hst=$?
+	rm -rf "$d"
+	expect_status 0
+	[ -e "$S/f" ] || fail "the job did not run"
+	[ "$hst" -eq 0 ] || fail "the helper exited $hst"
+}
+
+case_helper_and_connect_exclude_each_other() {
+	cr -s "$S" --helper "$HELPER" --connect /tmp/x.sock -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: --helper and --connect exclude each other\$"
+}
+
+case_result_file_holds_every_field_in_order() {
+	cr -s "$S" --result "$T/r.json" -- "$FIX" exit 0
+	expect_status 0
+	keys=$(python3 -c 'import json, sys
+print(" ".join(json.load(open(sys.argv[1]))))' "$T/r.json") || fail "not JSON"
+	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept wall_ms user_ms sys_ms max_rss_kib" ] ||
+		fail "keys: $keys"
+	[ "$(wc -l <"$T/r.json")" -eq 1 ] || fail "not one line"
+	expect_json "$T/r.json" outcome completed
+	expect_json "$T/r.json" reason None
+	expect_json "$T/r.json" exit_code 0
+	expect_json "$T/r.json" step None
+	expect_json "$T/r.json" scratch_kept False
+	[ "$(json "$T/r.json" pid)" -gt 0 ] || fail "no pid"
+	[ "$(json "$T/r.json" pgid)" -gt 0 ] || fail "no pgid"
+	[ "$(json "$T/r.json" proof)" != None ] || fail "no proof for a completed job"
+	[ ! -s "$T/out" ] || fail "the result went to stdout too"
+}
+
+case_result_of_each_outcome() {
+	cr -s "$S" --result "$T/r.json" -- "$FIX" signal 10
+	expect_json "$T/r.json" outcome failed
+	expect_json "$T/r.json" reason signal
+	expect_json "$T/r.json" signal 10
+	expect_json "$T/r.json" exit_code -1
+	cr -s "$S" --result "$T/r.json" -- "$S/no-such-program"
+	expect_json "$T/r.json" reason exec
+	expect_json "$T/r.json" errno 2
+	expect_json "$T/r.json" step exec
+	cr -s "$S" -t 100ms --result "$T/r.json" -- "$FIX" sleep 60000
+	expect_json "$T/r.json" outcome cancelled
+	cr -s "$S" --result "$T/r.json" -- "$FIX" detach 60000
+	expect_json "$T/r.json" outcome uncertain
+	expect_json "$T/r.json" reason group_still_present
+}
+
+case_result_dash_is_stdout_after_the_jobs_output() {
+	cr -s "$S" --result - -- "$FIX" pid-sleep 0
+	expect_status 0
+	[ "$(wc -l <"$T/out")" -eq 2 ] || fail "not the job's line, then ours"
+	expect_json "$T/out" pid "$(head -n 1 "$T/out")"
+}
+
+case_result_is_emptied_when_nothing_runs() {
+	echo stale >"$T/r.json"
+	cr -s "$S/no-such-dir" --result "$T/r.json" -- "$FIX" exit 0
+	expect_status 125
+	[ ! -s "$T/r.json" ] || fail "a stale result was left"
+}
+
+case_result_that_cannot_be_written_refuses_the_job() {
+	cr -s "$S" --result "$T/no-such-dir/r.json" -- "$FIX" write "$S/f"
+	expect_status 125
+	expect_err "^confine-run: --result $T/no-such-dir/r.json: No such file or directory\$"
+	[ ! -e "$S/f" ] || fail "the job ran"
+}
+
+case_verbose_says_how_a_completed_job_settled() {
+	for v in -v --verbose; do
+		cr -s "$S" "$v" -- "$FIX" exit 0
+		expect_status 0
+		expect_err_lines 1
+		expect_err "^confine-run: completed; pid [0-9]+, pgid [0-9]+, landlock, wall [0-9.]+ ms, user [0-9.]+ ms, sys [0-9.]+ ms, max rss [0-9]+ KiB\$"
+	done
+	cr -s "$S" -v -- "$FIX" exit 4
+	expect_err_lines 1
+	expect_err "^confine-run: failed: exit code 4; pid "
+}
+
+case_options_after_the_program_are_its_own() {
+	cr -s "$S" "$FIX" exit 3 -v --result /
+	expect_status 3
+	expect_err "^confine-run: failed: exit code 3\$"
+}
+
+case_job_has_our_stdin_stdout_and_stderr() {
+	printf 'to the job\n' >"$T/in"
+	STDIN="$T/in" cr -s "$S" -- "$FIX" cat
+	expect_status 0
+	[ "$(cat "$T/out")" = "to the job" ] || fail "stdin/stdout not passed"
+	[ "$(cat "$T/err")" = "err" ] || fail "stderr not passed"
+}
+
+case_job_gets_no_other_descriptor() {
+	cr -s "$S" --result "$T/r.json" -- "$FIX" fds
+	expect_status 0
+	[ ! -s "$T/out" ] || fail "extra descriptors: $(cat "$T/out")"
+}
+
+case_program_is_found_like_a_shell_finds_it() {
+	mkdir "$T/bin"
+	ln -s "$FIX" "$T/bin/fx"
+	PATH="/nonexistent:$T/bin" "$RUN" -s "$S" fx exit 5 >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 5
+	"$RUN" -s "$S" bin/fx exit 6 >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 6
+}
+
+case_version_is_the_headers() {
+	want=$(sed -n 's/^#define CONFINE_VERSION "\(.*\)"$/\1/p' "$ROOT/include/confine/confine.h")
+	[ -n "$want" ] || fail "no version in the header"
+	cr --version
+	expect_status 0
+	[ "$(cat "$T/out")" = "confine-run $want" ] || fail "version: $(cat "$T/out")"
+}
+
+case_help_and_the_manual_name_every_option() {
+	for h in -h --help; do
+		cr "$h"
+		expect_status 0
+		expect_out "^usage: confine-run \\[OPTIONS\\] \\[--\\] EXE \\[ARG...\\]\$"
+	done
+	opts=$(grep -oE -- '--[a-z][a-z-]+' "$T/out" | sort -u)
+	[ "$(echo "$opts" | wc -l)" -ge 14 ] || fail "help lists only: $opts"
+	for o in $opts; do
+		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$ROOT/docs/man/confine-run.1" ||
+			fail "the manual lacks $o"
+	done
+}
+
+case_bad_usage_is_125_with_one_line() {
+	cr --no-such-option -s "$S" -- "$FIX" exit 0
+	expect_status 125
+	expect_err_lines 1
+	expect_err "^confine-run: unknown option --no-such-option"
+	cr -x -s "$S" -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: unknown option -x"
+	cr -s
+	expect_status 125
+	expect_err "^confine-run: -s needs a value"
+	cr -s "$S"
+	expect_status 125
+	expect_err "^confine-run: no program to run"
+}
+
+run_cases

@@ -1,0 +1,115 @@
+#!/bin/sh
+# confine-run's exit statuses, one per way a job can settle or be refused,
+# and the one line it prints when the outcome is not Completed.
+. tests/cli/lib.sh
+
+case_completed_is_0_and_silent() {
+	cr -s "$S" -- "$FIX" exit 0
+	expect_status 0
+	expect_no_err
+	[ ! -s "$T/out" ] || fail "stdout not empty"
+}
+
+case_exit_code_is_the_jobs() {
+	for n in 1 3 42 255; do
+		cr -s "$S" -- "$FIX" exit "$n"
+		expect_status "$n"
+		expect_err_lines 1
+		expect_err "^confine-run: failed: exit code $n\$"
+	done
+}
+
+case_signal_is_128_plus_its_number() {
+	cr -s "$S" -- "$FIX" signal 15
+	expect_status 143
+	expect_err_lines 1
+	expect_err "^confine-run: failed: killed by signal 15 "
+	cr -s "$S" -- "$FIX" signal 9
+	expect_status 137
+}
+
+case_missing_program_is_127() {
+	cr -s "$S" -- "$S/no-such-program"
+	expect_status 127
+	expect_err_lines 1
+	expect_err "cannot run $S/no-such-program: No such file or directory"
+}
+
+case_program_not_in_path_is_127() {
+	PATH="$T" "$RUN" -s "$S" -- no-such-program-anywhere >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 127
+	expect_err "no-such-program-anywhere: not found in PATH"
+}
+
+case_program_that_cannot_run_is_126() {
+	printf 'not a program\n' >"$T/plain"
+	chmod 0644 "$T/plain"
+	cr -s "$S" -- "$T/plain"
+	expect_status 126
+	expect_err "cannot run $T/plain: Permission denied"
+}
+
+# Not 127: the program exists, the directory it was to start in does not.
+case_missing_cwd_is_126() {
+	cr -s "$S" -C "$S/no-such-dir" -- "$FIX" exit 0
+	expect_status 126
+	expect_err "cannot enter $S/no-such-dir: No such file or directory"
+}
+
+case_deadline_is_124() {
+	cr -s "$S" -t 300ms -- "$FIX" sleep 60000
+	expect_status 124
+	expect_err_lines 1
+	expect_err "^confine-run: cancelled: the deadline of 300ms passed\$"
+}
+
+case_descendant_left_behind_is_123_and_killed() {
+	cr -s "$S" -- "$FIX" detach 60000
+	expect_status 123
+	expect_err_lines 1
+	expect_err "^confine-run: uncertain: something the job started outlived it"
+	child=$(head -n 1 "$T/out")
+	[ -n "$child" ] || fail "the fixture printed no pid"
+	gone "$child" || fail "the descendant $child is still alive"
+}
+
+case_missing_scratch_root_is_125() {
+	cr -s "$S/no-such-dir" -- "$FIX" write "$S/no-such-dir/f"
+	expect_status 125
+	expect_err_lines 1
+	expect_err "^confine-run: refused: .*scratch root"
+}
+
+case_relative_scratch_root_is_125() {
+	mkdir "$T/rel"
+	cr -s rel -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: refused: scratch root must be an absolute path"
+}
+
+case_unsupported_backend_is_125() {
+	# Linux has no sandbox-exec: Seatbelt cannot be applied, so nothing runs.
+	[ ! -e /usr/bin/sandbox-exec ] || fail "this host has sandbox-exec"
+	cr -s "$S" --backend seatbelt -- "$FIX" write "$S/f"
+	expect_status 125
+	expect_err "^confine-run: refused: .*launcher"
+	[ ! -e "$S/f" ] || fail "the job ran"
+}
+
+case_helper_that_cannot_start_is_125() {
+	cr -s "$S" --helper "$T/no-such-helper" -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: cannot start a helper: .*no-such-helper"
+}
+
+# The job's own 124 or 125 cannot be told from ours by the status alone;
+# the JSON result can.
+case_result_tells_a_jobs_125_from_ours() {
+	cr -s "$S" --result "$T/r.json" -- "$FIX" exit 125
+	expect_status 125
+	expect_json "$T/r.json" outcome failed
+	expect_json "$T/r.json" exit_code 125
+}
+
+run_cases

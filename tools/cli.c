@@ -1,0 +1,240 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+static const struct {
+	const char *name;
+	int64_t ms;
+} units[] = {
+	{ "ms", 1 },
+	{ "s", 1000 },
+	{ "m", 60 * 1000 },
+	{ "h", 60 * 60 * 1000 },
+};
+
+#define BAD(err, what) do { *why = (what); return -(err); } while (0)
+
+int
+cli_duration(const char *s, int64_t *ms, const char **why)
+{
+	const char *p = s;
+	int64_t v = 0;
+	size_t i;
+
+	*why = NULL;
+	if (*p == '\0')
+		BAD(EINVAL, "empty");
+	if (*p < '0' || *p > '9')
+		BAD(EINVAL, "not a whole number with a unit (ms, s, m or h)");
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - (*p - '0')) / 10)
+			BAD(ERANGE, "too large");
+		v = v * 10 + (*p - '0');
+	}
+	if (*p == '\0')
+		BAD(EINVAL, "no unit (ms, s, m or h)");
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(p, units[i].name) == 0) {
+			if (v > INT64_MAX / units[i].ms)
+				BAD(ERANGE, "too large");
+			*ms = v * units[i].ms;
+			return 0;
+		}
+	if (*p == '.' || *p == ',')
+		BAD(EINVAL, "not a whole number");
+	BAD(EINVAL, "unknown unit (ms, s, m or h)");
+}
+
+int
+cli_exit_status(const struct confine_result *r)
+{
+	switch (r->outcome) {
+	case CONFINE_COMPLETED:
+		return 0;
+	case CONFINE_FAILED:
+		if (r->reason == CONFINE_REASON_EXIT_CODE &&
+		    r->exit_code > 0 && r->exit_code < 256)
+			return r->exit_code;
+		if (r->reason == CONFINE_REASON_SIGNAL &&
+		    r->signal > 0 && r->signal < 128)
+			return 128 + r->signal;
+		if (r->reason == CONFINE_REASON_EXEC)
+			return r->error == ENOENT && r->step == CONFINE_STEP_EXEC ?
+			    CLI_EXIT_NOENT : CLI_EXIT_EXEC;
+		break;
+	case CONFINE_CANCELLED:
+		return CLI_EXIT_CANCELLED;
+	case CONFINE_UNCERTAIN:
+		return CLI_EXIT_UNCERTAIN;
+	}
+	/* Nothing the library reports: never let it pass for the job's own. */
+	return CLI_EXIT_USAGE;
+}
+
+/* Microseconds as milliseconds with three decimals, exactly. */
+static void
+fmt_ms(char *buf, size_t len, int64_t us)
+{
+	uint64_t m = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+
+	snprintf(buf, len, "%s%" PRIu64 ".%03" PRIu64, us < 0 ? "-" : "",
+	    m / 1000, m % 1000);
+}
+
+static const char *
+signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "a signal";
+	}
+}
+
+void
+cli_summary(char *buf, size_t len, const struct confine_result *r,
+    const struct cli_context *ctx, int verbose)
+{
+	const char *o = confine_outcome_name(r->outcome);
+	char wall[32], user[32], sys[32];
+	int n;
+
+	switch (r->reason) {
+	case CONFINE_REASON_NONE:
+		n = snprintf(buf, len, "%s", o);
+		break;
+	case CONFINE_REASON_EXIT_CODE:
+		n = snprintf(buf, len, "%s: exit code %d", o, r->exit_code);
+		break;
+	case CONFINE_REASON_SIGNAL:
+		n = snprintf(buf, len, "%s: killed by signal %d (%s)", o,
+		    r->signal, strsignal(r->signal));
+		break;
+	case CONFINE_REASON_EXEC:
+		if (r->step == CONFINE_STEP_EXEC && ctx->exe != NULL)
+			n = snprintf(buf, len, "%s: cannot run %s: %s", o, ctx->exe,
+			    strerror(r->error));
+		else if (r->step == CONFINE_STEP_CWD && ctx->cwd != NULL)
+			n = snprintf(buf, len, "%s: cannot enter %s: %s", o, ctx->cwd,
+			    strerror(r->error));
+		else
+			n = snprintf(buf, len, "%s: cannot start: %s (step %s)", o,
+			    strerror(r->error), confine_step_name(r->step));
+		break;
+	case CONFINE_REASON_DEADLINE:
+		n = snprintf(buf, len, "%s: the deadline%s%s passed", o,
+		    ctx->deadline ? " of " : "", ctx->deadline ? ctx->deadline : "");
+		break;
+	case CONFINE_REASON_CANCELLED:
+		n = ctx->signal ? snprintf(buf, len, "%s: confine-run got %s", o,
+		    signal_name(ctx->signal)) : snprintf(buf, len, "%s", o);
+		break;
+	case CONFINE_REASON_WAIT_FAILED:
+		n = snprintf(buf, len, "%s: the job could not be observed (%s)",
+		    o, strerror(r->error));
+		break;
+	case CONFINE_REASON_GROUP_STILL_PRESENT:
+		n = snprintf(buf, len, "%s: something the job started outlived "
+		    "it, and was killed", o);
+		break;
+	case CONFINE_REASON_KILL_AMBIGUOUS:
+		n = snprintf(buf, len, "%s: killing its process group failed (%s)",
+		    o, strerror(r->error));
+		break;
+	case CONFINE_REASON_HELPER_LOST:
+		n = snprintf(buf, len, "%s: the helper died", o);
+		break;
+	default:
+		n = snprintf(buf, len, "%s (%s)", o, confine_reason_name(r->reason));
+		break;
+	}
+	if (!verbose || n < 0 || (size_t)n >= len)
+		return;
+	fmt_ms(wall, sizeof(wall), r->wall_us);
+	fmt_ms(user, sizeof(user), r->user_us);
+	fmt_ms(sys, sizeof(sys), r->sys_us);
+	snprintf(buf + n, len - (size_t)n, "; pid %ld, pgid %ld, %s, wall %s ms, "
+	    "user %s ms, sys %s ms, max rss %" PRId64 " KiB", (long)r->pid,
+	    (long)r->pgid, confine_backend_name(r->backend), wall, user, sys,
+	    r->max_rss_kib);
+}
+
+void
+cli_json_string(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	putc('"', f);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				putc(*p, f);
+			break;
+		}
+	}
+	putc('"', f);
+}
+
+/* A name, or null when the field does not apply. */
+static void
+json_name(FILE *f, const char *key, int applies, const char *name)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (applies)
+		cli_json_string(f, name);
+	else
+		fputs("null", f);
+}
+
+int
+cli_json(FILE *f, const struct confine_result *r)
+{
+	char wall[32], user[32], sys[32];
+
+	fmt_ms(wall, sizeof(wall), r->wall_us);
+	fmt_ms(user, sizeof(user), r->user_us);
+	fmt_ms(sys, sizeof(sys), r->sys_us);
+	fputs("{\"outcome\":", f);
+	cli_json_string(f, confine_outcome_name(r->outcome));
+	json_name(f, "reason", r->reason != CONFINE_REASON_NONE,
+	    confine_reason_name(r->reason));
+	fprintf(f, ",\"exit_code\":%d,\"signal\":%d,\"errno\":%d", r->exit_code,
+	    r->signal, r->error);
+	json_name(f, "step", r->step != CONFINE_STEP_NONE,
+	    confine_step_name(r->step));
+	fprintf(f, ",\"pid\":%ld,\"pgid\":%ld", (long)r->pid, (long)r->pgid);
+	json_name(f, "backend", 1, confine_backend_name(r->backend));
+	json_name(f, "proof", r->proof != CONFINE_PROOF_NONE,
+	    confine_proof_name(r->proof));
+	fprintf(f, ",\"scratch_kept\":%s", r->scratch_kept ? "true" : "false");
+	fprintf(f, ",\"wall_ms\":%s,\"user_ms\":%s,\"sys_ms\":%s,"
+	    "\"max_rss_kib\":%" PRId64 "}\n", wall, user, sys, r->max_rss_kib);
+	return fflush(f) != 0 || ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * The pure parts of confine-run: durations, exit statuses, the one line
+ * saying how a job settled, and the settlement as JSON. No I/O but the
+ * stream given; tested directly by tests/cli/cli_test.c.
+ */
+#ifndef CONFINE_TOOLS_CLI_H
+#define CONFINE_TOOLS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <confine/confine.h>
+
+/* confine-run's own statuses, beside the job's exit code (timeout(1)'s). */
+#define CLI_EXIT_UNCERTAIN 123
+#define CLI_EXIT_CANCELLED 124
+#define CLI_EXIT_USAGE 125    /* usage, Invalid, Unsupported, our own failure */
+#define CLI_EXIT_EXEC 126
+#define CLI_EXIT_NOENT 127    /* the program does not exist */
+
+/*
+ * A whole number with its unit, "250ms", "10s", "2m" or "1h", in
+ * milliseconds. Returns 0, or -EINVAL (-ERANGE when too large) with *why
+ * saying what is wrong with it.
+ */
+int cli_duration(const char *s, int64_t *ms, const char **why);
+
+/* confine-run's exit status for a settlement. */
+int cli_exit_status(const struct confine_result *r);
+
+/* What the summary line knows beside the result. */
+struct cli_context {
+	const char *exe;       /* the program, for a failed exec */
+	const char *cwd;       /* its working directory, for a failed chdir */
+	const char *deadline;  /* as given on the command line, or NULL */
+	int signal;            /* what made confine-run cancel the job, or 0 */
+};
+
+/*
+ * How the job settled, in words, without a newline: "failed: exit code 3".
+ * verbose adds the job's ids, backend, times and peak memory.
+ */
+void cli_summary(char *buf, size_t len, const struct confine_result *r,
+    const struct cli_context *ctx, int verbose);
+
+/* s as a JSON string, quotes included. */
+void cli_json_string(FILE *f, const char *s);
+
+/*
+ * The settlement as one JSON object on one line: outcome, reason, exit_code,
+ * signal, errno, step, pid, pgid, backend, proof, scratch_kept, wall_ms,
+ * user_ms, sys_ms, max_rss_kib: the fields of struct confine_result, in
+ * its order. A name that does not apply is null. Returns 0, or -EIO.
+ */
+int cli_json(FILE *f, const struct confine_result *r);
+
+#endif

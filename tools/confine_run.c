@@ -1,0 +1,537 @@
+/*
+ * confine-run: runs one program confined and exits with how it settled.
+ *
+ *   confine-run [OPTIONS] [--] EXE [ARG...]
+ *
+ * A thin client of <confine/confine.h>: one helper, one job, its stdio our
+ * own. The pure parts (durations, exit statuses, the summary, the JSON) are
+ * in cli.c; the manual is docs/man/confine-run.1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <confine/confine.h>
+
+#include "tools/cli.h"
+
+static const char usage_text[] =
+    "usage: confine-run [OPTIONS] [--] EXE [ARG...]\n"
+    "\n"
+    "Runs EXE confined, in its own process group, with confine-run's stdin,\n"
+    "stdout and stderr and an empty environment, and exits with how it\n"
+    "settled: 0 completed; N its exit code N; 128+N killed by signal N;\n"
+    "126 it could not start (127: no such program); 124 cancelled;\n"
+    "123 uncertain; 125 refused, bad usage or confine-run's own failure.\n"
+    "\n"
+    "  -s, --scratch DIR     the only tree the job may write (absolute;\n"
+    "                        required unless --backend none)\n"
+    "  -C, --cwd DIR         its working directory (default: scratch root)\n"
+    "  -t, --deadline DUR    cancel it after DUR: 250ms, 10s, 2m, 1h\n"
+    "      --grace DUR       SIGTERM this long before SIGKILL, to cancel\n"
+    "  -e, --env NAME=VALUE  set NAME in its environment (repeatable)\n"
+    "      --pass-env NAME   pass our own NAME, if set (repeatable)\n"
+    "      --device PATH     let it write to this device node (repeatable)\n"
+    "      --backend NAME    auto, landlock, seatbelt or none (default: auto)\n"
+    "      --helper PATH     exec this confine-helper (default: fork our own)\n"
+    "      --connect SOCKET  use the confine-helper listening on SOCKET\n"
+    "      --result FILE     write the settlement as JSON to FILE\n"
+    "                        (-: to stdout, after the job's own output)\n"
+    "  -v, --verbose         say how it settled even when it completed\n"
+    "  -h, --help            print this and exit\n"
+    "      --version         print the version and exit\n"
+    "\n"
+    "SIGINT, SIGTERM and SIGHUP cancel the job; confine-run exits once it\n"
+    "has settled.\n";
+
+enum {
+	OPT_GRACE = 256,
+	OPT_PASS_ENV,
+	OPT_DEVICE,
+	OPT_BACKEND,
+	OPT_HELPER,
+	OPT_CONNECT,
+	OPT_RESULT,
+	OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "scratch", required_argument, NULL, 's' },
+	{ "cwd", required_argument, NULL, 'C' },
+	{ "deadline", required_argument, NULL, 't' },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "env", required_argument, NULL, 'e' },
+	{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "helper", required_argument, NULL, OPT_HELPER },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "result", required_argument, NULL, OPT_RESULT },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	const char *scratch, *cwd, *helper, *socket, *result;
+	const char *deadline;        /* as given, for the summary */
+	int64_t deadline_ms, grace_ms;
+	enum confine_backend backend;
+	int verbose;
+	char **env;                  /* NAME=VALUE, allocated, NULL-terminated */
+	size_t nenv;
+	const char **devices;        /* NULL-terminated */
+	size_t ndevices;
+	char *exe;                   /* absolute */
+	char **argv;                 /* the job's, from EXE on */
+};
+
+static int sigfd[2] = { -1, -1 };
+
+static _Noreturn void __attribute__((format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("confine-run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(CLI_EXIT_USAGE);
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+static int64_t
+duration(const char *flag, const char *arg)
+{
+	const char *why;
+	int64_t ms;
+
+	if (cli_duration(arg, &ms, &why) != 0)
+		die("%s %s: %s", flag, arg, why);
+	return ms;
+}
+
+/* Sets NAME=VALUE (allocated, now ours), replacing an earlier NAME. */
+static void
+set_env(struct opts *o, char *entry)
+{
+	size_t i, n = strcspn(entry, "=");
+
+	for (i = 0; i < o->nenv; i++)
+		if (strncmp(o->env[i], entry, n + 1) == 0) {
+			free(o->env[i]);
+			o->env[i] = entry;
+			return;
+		}
+	o->env[o->nenv++] = entry;
+	o->env[o->nenv] = NULL;
+}
+
+static void
+pass_env(struct opts *o, const char *name)
+{
+	const char *value;
+	char *entry;
+	size_t n;
+
+	if (*name == '\0' || strchr(name, '=') != NULL)
+		die("--pass-env %s: not a variable name", name);
+	if ((value = getenv(name)) == NULL)
+		return;
+	n = strlen(name) + strlen(value) + 2;
+	entry = xmalloc(n);
+	snprintf(entry, n, "%s=%s", name, value);
+	set_env(o, entry);
+}
+
+static enum confine_backend
+backend(const char *name)
+{
+	static const enum confine_backend all[] = {
+		CONFINE_BACKEND_AUTO, CONFINE_BACKEND_LANDLOCK,
+		CONFINE_BACKEND_SEATBELT, CONFINE_BACKEND_NONE,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(name, confine_backend_name(all[i])) == 0)
+			return all[i];
+	die("unknown backend %s (auto, landlock, seatbelt or none)", name);
+}
+
+/* path made absolute against the working directory, allocated. */
+static char *
+absolute(const char *path)
+{
+	char cwd[PATH_MAX], *p;
+	size_t n;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		die("getcwd: %s", strerror(errno));
+	n = strlen(cwd) + strlen(path) + 2;
+	p = xmalloc(n);
+	snprintf(p, n, "%s/%s", cwd, path);
+	return p;
+}
+
+/*
+ * The program as a shell finds it: a name with a slash from the working
+ * directory, else the first executable file of that name along our PATH.
+ */
+static char *
+find_exe(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct stat st;
+	char *cand, *abs;
+	size_t n;
+
+	if (strchr(name, '/') != NULL)
+		return absolute(name);
+	if (path == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path;; p = end + 1) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		n = (size_t)(end - p) + strlen(name) + 3;
+		cand = xmalloc(n);
+		/* An empty entry is the working directory, as for execvp. */
+		snprintf(cand, n, "%.*s/%s", end > p ? (int)(end - p) : 1,
+		    end > p ? p : ".", name);
+		abs = absolute(cand);
+		free(cand);
+		if (stat(abs, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(abs, X_OK) == 0)
+			return abs;
+		free(abs);
+		if (*end == '\0')
+			return NULL;
+	}
+}
+
+static void
+parse(int argc, char **argv, struct opts *o)
+{
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->backend = CONFINE_BACKEND_AUTO;
+	/* Each -e or --pass-env takes an argument: argc bounds them. */
+	o->env = xmalloc(sizeof(*o->env) * (size_t)argc);
+	o->devices = xmalloc(sizeof(*o->devices) * (size_t)argc);
+	o->env[0] = NULL;
+	o->devices[0] = NULL;
+	opterr = 0;
+	/* '+': the first operand is the program; its options are its own. */
+	while ((ch = getopt_long(argc, argv, "+:s:C:t:e:vh", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			o->scratch = optarg;
+			break;
+		case 'C':
+			o->cwd = optarg;
+			break;
+		case 't':
+			o->deadline = optarg;
+			o->deadline_ms = duration("--deadline", optarg);
+			break;
+		case OPT_GRACE:
+			o->grace_ms = duration("--grace", optarg);
+			break;
+		case 'e':
+			if (strchr(optarg, '=') == NULL || optarg[0] == '=')
+				die("--env %s: not NAME=VALUE", optarg);
+			set_env(o, xstrdup(optarg));
+			break;
+		case OPT_PASS_ENV:
+			pass_env(o, optarg);
+			break;
+		case OPT_DEVICE:
+			o->devices[o->ndevices++] = optarg;
+			o->devices[o->ndevices] = NULL;
+			break;
+		case OPT_BACKEND:
+			o->backend = backend(optarg);
+			break;
+		case OPT_HELPER:
+			o->helper = optarg;
+			break;
+		case OPT_CONNECT:
+			o->socket = optarg;
+			break;
+		case OPT_RESULT:
+			o->result = optarg;
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(fflush(stdout) == 0 ? 0 : CLI_EXIT_USAGE);
+		case OPT_VERSION:
+			printf("confine-run %s\n", CONFINE_VERSION);
+			exit(fflush(stdout) == 0 ? 0 : CLI_EXIT_USAGE);
+		case ':':
+			die("%s needs a value (see confine-run --help)",
+			    argv[optind - 1]);
+		default:
+			if (optopt != 0)
+				die("unknown option -%c (see confine-run --help)",
+				    optopt);
+			die("unknown option %s (see confine-run --help)",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		die("no program to run (see confine-run --help)");
+	if (o->helper != NULL && o->socket != NULL)
+		die("--helper and --connect exclude each other");
+	if (o->scratch == NULL && o->backend != CONFINE_BACKEND_NONE)
+		die("--scratch DIR is required unless --backend none");
+	o->argv = argv + optind;
+	o->exe = find_exe(o->argv[0]);
+	if (o->exe == NULL) {
+		fprintf(stderr, "confine-run: %s: not found in PATH\n", o->argv[0]);
+		exit(CLI_EXIT_NOENT);
+	}
+}
+
+static void
+opts_free(struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nenv; i++)
+		free(o->env[i]);
+	free(o->env);
+	free(o->devices);
+	free(o->exe);
+}
+
+/* A closed 0, 1 or 2 would be taken by our next descriptor, and given
+ * to the job as its stdio: hold them with /dev/null. */
+static void
+hold_stdio(void)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			exit(CLI_EXIT_USAGE);
+}
+
+static void
+on_signal(int sig)
+{
+	unsigned char b = (unsigned char)sig;
+	int saved = errno;
+	ssize_t n;
+
+	n = write(sigfd[1], &b, 1);
+	(void)n;
+	errno = saved;
+}
+
+static void
+catch_signals(sigset_t *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+	int j;
+
+	if (pipe(sigfd) != 0)
+		die("pipe: %s", strerror(errno));
+	for (j = 0; j < 2; j++)
+		if (fcntl(sigfd[j], F_SETFD, FD_CLOEXEC) != 0 ||
+		    fcntl(sigfd[j], F_SETFL, O_NONBLOCK) != 0)
+			die("fcntl: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(set);
+	sa.sa_handler = on_signal;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* Even when inherited ignored: a background run can be cancelled. */
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(set, sigs[i]);
+	}
+	/* EPIPE from write instead: the settlement must still be reported. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* The last of the signals that arrived, or 0. */
+static int
+drain_signals(void)
+{
+	unsigned char buf[16];
+	ssize_t n;
+	int sig = 0;
+
+	while ((n = read(sigfd[0], buf, sizeof(buf))) > 0)
+		sig = buf[n - 1];
+	return sig;
+}
+
+/* Waits for the settlement; a signal cancels the job first. */
+static void
+settle(struct confine *c, struct confine_job *job, struct confine_result *r,
+    int *signal)
+{
+	struct pollfd pfd[2];
+	int sig;
+
+	while (confine_wait(job, 0, r) != 0) {
+		pfd[0].fd = confine_fd(c);
+		pfd[0].events = POLLIN;
+		pfd[1].fd = sigfd[0];
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll: %s", strerror(errno));
+		}
+		if (pfd[1].revents != 0 && (sig = drain_signals()) != 0) {
+			*signal = sig;
+			(void)confine_cancel(job);
+		}
+		/* A lost helper settles the job Uncertain(helper lost). */
+		if (pfd[0].revents != 0)
+			(void)confine_dispatch(c);
+	}
+}
+
+static FILE *
+open_result(const char *path)
+{
+	FILE *f;
+	int fd;
+
+	if (path == NULL)
+		return NULL;
+	if (strcmp(path, "-") == 0)
+		return stdout;
+	/* Before the job runs: a result that cannot be kept refuses it. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
+		die("--result %s: %s", path, strerror(errno));
+	return f;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct confine_options co;
+	struct confine_result r;
+	struct confine_spec spec;
+	struct confine_job *job;
+	struct cli_context ctx;
+	struct confine *c;
+	struct opts o;
+	sigset_t set, old;
+	char line[512];
+	FILE *result;
+	int status, rc;
+
+	hold_stdio();
+	parse(argc, argv, &o);
+	result = open_result(o.result);
+
+	memset(&co, 0, sizeof(co));
+	co.mode = o.socket ? CONFINE_MODE_CONNECT : CONFINE_MODE_EXEC;
+	co.helper_path = o.helper;
+	co.socket_path = o.socket;
+	catch_signals(&set);
+	/* A forked helper inherits them held and takes them over itself. */
+	sigprocmask(SIG_BLOCK, &set, &old);
+	rc = confine_open(&c, o.helper || o.socket ? &co : NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		die("cannot start a helper: %s", confine_error_message());
+
+	confine_spec_init(&spec);
+	spec.exe = o.exe;
+	spec.argv = (const char *const *)o.argv;
+	spec.envp = (const char *const *)o.env;
+	spec.scratch = o.scratch;
+	spec.cwd = o.cwd;
+	spec.devices = o.ndevices ? o.devices : NULL;
+	spec.stdin_fd = STDIN_FILENO;
+	spec.stdout_fd = STDOUT_FILENO;
+	spec.stderr_fd = STDERR_FILENO;
+	spec.deadline_ms = o.deadline_ms;
+	spec.grace_ms = o.grace_ms;
+	spec.backend = o.backend;
+	if (confine_spawn(c, &spec, &job) != 0) {
+		fprintf(stderr, "confine-run: refused: %s\n", confine_error_message());
+		confine_close(c);
+		if (result != NULL && result != stdout)
+			fclose(result);
+		opts_free(&o);
+		return CLI_EXIT_USAGE;
+	}
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.exe = o.exe;
+	ctx.cwd = o.cwd ? o.cwd : o.scratch;
+	ctx.deadline = o.deadline;
+	settle(c, job, &r, &ctx.signal);
+	confine_job_free(job);
+	confine_close(c);
+
+	status = cli_exit_status(&r);
+	if (o.verbose || r.outcome != CONFINE_COMPLETED) {
+		cli_summary(line, sizeof(line), &r, &ctx, o.verbose);
+		fprintf(stderr, "confine-run: %s\n", line);
+	}
+	if (result != NULL) {
+		errno = 0;
+		rc = cli_json(result, &r);
+		if (result != stdout && fclose(result) != 0)
+			rc = -EIO;
+		if (rc != 0) {
+			/* The job ran, but the caller did not get its result. */
+			fprintf(stderr, "confine-run: --result %s: %s\n", o.result,
+			    strerror(errno ? errno : EIO));
+			status = CLI_EXIT_USAGE;
+		}
+	}
+	opts_free(&o);
+	return status;
+}

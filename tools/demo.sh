@@ -1,0 +1,64 @@
+#!/bin/sh
+# The README's main job: `tools/demo.sh CONFINE_RUN` runs five confined jobs
+# with confine-run and shows how each settled, checking each against what
+# it must be. tools/demo builds confine-run and runs this; the test suite
+# runs it as //tools:demo_test.
+set -u
+run=$1
+scratch=$(mktemp -d /tmp/confine-demo-scratch.XXXXXX) || exit 125
+outside=$(mktemp -d /tmp/confine-demo-outside.XXXXXX) || exit 125
+out=$scratch.out
+trap 'rm -rf "$scratch" "$outside" "$out"' EXIT
+failures=0
+
+# job TITLE STATUS ARG...: runs confine-run -v ARG..., shows what it said.
+job() {
+	title=$1 want=$2
+	shift 2
+	printf '%s\n  $ confine-run -v' "$title"
+	for a in "$@"; do
+		case $a in
+		*[\ \&\>\<]*) printf " '%s'" "$a" ;;
+		*) printf ' %s' "$a" ;;
+		esac
+	done
+	printf '\n'
+	"$run" -v "$@" >"$out" 2>&1
+	st=$?
+	sed 's/^/  | /' "$out"
+	printf '  exit status %d' "$st"
+	if [ "$st" -eq "$want" ]; then
+		printf '\n\n'
+	else
+		printf ', expected %d\n\n' "$want"
+		failures=$((failures + 1))
+	fi
+}
+
+printf 'confine demo: %s; scratch root %s\n\n' "$("$run" --version)" "$scratch"
+
+job "1. A write inside the scratch root succeeds" 0 \
+	-s "$scratch" -- sh -c 'echo hello > note.txt && cat note.txt'
+
+job "2. A write outside it is denied" 2 \
+	-s "$scratch" -- sh -c "echo escape > $outside/escaped"
+if [ -e "$outside/escaped" ]; then
+	printf '  !! %s/escaped EXISTS: confinement failed\n\n' "$outside"
+	failures=$((failures + 1))
+fi
+
+job "3. A network connect is denied" 1 \
+	-s "$scratch" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/80'
+
+job "4. A deadline of 500ms cancels a sleeper" 124 \
+	-s "$scratch" -t 500ms -- sleep 30
+
+job "5. A descendant left behind makes the job Uncertain, and is killed" 123 \
+	-s "$scratch" --result - -- sh -c 'sleep 30 & exit 0'
+
+if [ "$failures" -eq 0 ]; then
+	echo "demo: every job settled as expected"
+else
+	echo "demo: $failures did not settle as expected"
+	exit 1
+fi
