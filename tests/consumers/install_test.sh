@@ -1,0 +1,121 @@
+#!/bin/sh
+# Installs the build of //tests/consumers:dist_for_test into the PREFIX it
+# was built for, as tools/install does, then uses it the way a program of
+# someone else's would: plain cc and pkg-config, the installed helper found
+# by default, the installed confine-run.
+#
+# That PREFIX is fixed at build time, so it is a fixed path in /tmp: runs
+# from other output bases (another engineer's, say) take turns on a lock.
+. tests/cli/lib.sh
+
+PREFIX=/tmp/confine-install-test
+DIST="$ROOT/tests/consumers/dist_for_test"
+VERSION=$(sed -n 's/^#define CONFINE_VERSION "\(.*\)"$/\1/p' \
+	"$ROOT/include/confine/confine.h")
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+unset CONFINE_HELPER PKG_CONFIG_SYSROOT_DIR
+
+exec 9>"$PREFIX.lock"
+flock 9 || { echo "cannot lock $PREFIX.lock"; exit 1; }
+rm -rf "$PREFIX"
+trap 'rm -rf "$PREFIX"' EXIT
+sh "$ROOT/tools/install-dist.sh" "$DIST" "$PREFIX" ||
+	{ echo "install-dist.sh failed"; exit 1; }
+
+case_every_file_is_in_place() {
+	for f in lib/libconfine.so.$VERSION lib/libconfine.a \
+	    include/confine/confine.h share/man/man1/confine-run.1 \
+	    share/man/man8/confine-helper.8 lib/pkgconfig/confine.pc; do
+		[ -f "$PREFIX/$f" ] || fail "no $f"
+	done
+	for f in bin/confine-run libexec/confine-helper lib/libconfine.so.$VERSION; do
+		[ -x "$PREFIX/$f" ] || fail "$f is not executable"
+	done
+	[ "$(readlink "$PREFIX/lib/libconfine.so.0")" = "libconfine.so.$VERSION" ] ||
+		fail "libconfine.so.0 does not point at libconfine.so.$VERSION"
+	[ "$(readlink "$PREFIX/lib/libconfine.so")" = libconfine.so.0 ] ||
+		fail "libconfine.so does not point at libconfine.so.0"
+}
+
+case_library_has_a_soname_and_exports_only_the_api() {
+	readelf -d "$PREFIX/lib/libconfine.so.$VERSION" >"$T/dyn"
+	grep -q 'Library soname: \[libconfine.so.0\]' "$T/dyn" || fail "no soname"
+	! grep -q 'NEEDED.*libasan\|NEEDED.*libubsan\|NEEDED.*libtsan' "$T/dyn" ||
+		fail "the installed library needs a sanitizer"
+	grep -E '^[a-z].*confine_[a-z_]+\(' "$PREFIX/include/confine/confine.h" |
+		grep -oE 'confine_[a-z_]+\(' | tr -d '(' | sort -u >"$T/api"
+	nm -D --defined-only "$PREFIX/lib/libconfine.so.$VERSION" |
+		awk '$2 ~ /^[TDBRW]$/ { print $3 }' | sort -u >"$T/exported"
+	[ -s "$T/api" ] || fail "no functions found in the header"
+	diff "$T/api" "$T/exported" >"$T/out" ||
+		fail "exported symbols differ from the header's functions"
+}
+
+case_pkg_config_describes_the_install() {
+	[ "$(pkg-config --modversion confine)" = "$VERSION" ] || fail "version"
+	[ "$(pkg-config --variable=helper confine)" = "$PREFIX/libexec/confine-helper" ] ||
+		fail "helper variable"
+	pkg-config --cflags confine | grep -q -- "-I$PREFIX/include" || fail "cflags"
+	pkg-config --static --libs confine | grep -q -- "-lseccomp" ||
+		fail "static libs lack libseccomp"
+}
+
+consume() { # PROGRAM [HELPER]
+	mkdir "$T/outside"
+	"$@" >"$T/out" 2>"$T/err" || fail "$1 failed"
+	expect_out "^default helper: $PREFIX/libexec/confine-helper\$"
+	expect_out "^helper: $PREFIX/libexec/confine-helper\$"
+	expect_out "^consumed\$"
+	expect_out "^inside: completed none 0\$"
+	expect_out "^outside: failed exit_code 2\$"
+	[ ! -e "$T/outside/f" ] || fail "the write outside landed"
+}
+
+case_shared_consumer_finds_the_installed_helper_by_default() {
+	# shellcheck disable=SC2046
+	cc -std=c11 -Wall -Wextra -Werror -pedantic -o "$T/consumer" \
+	    "$ROOT/tests/consumers/consumer.c" $(pkg-config --cflags --libs confine) \
+	    >"$T/err" 2>&1 || fail "cc failed"
+	readelf -d "$T/consumer" | grep -q 'NEEDED.*libconfine.so.0' ||
+		fail "not linked against libconfine.so.0"
+	LD_LIBRARY_PATH="$PREFIX/lib" consume "$T/consumer" "$S" "$T/outside/f"
+}
+
+case_static_consumer_needs_no_libconfine_at_run_time() {
+	libs=$(pkg-config --static --libs-only-l confine | sed 's/-lconfine//')
+	# shellcheck disable=SC2046,SC2086
+	cc -std=c11 -Wall -Wextra -Werror -o "$T/consumer" \
+	    "$ROOT/tests/consumers/consumer.c" $(pkg-config --cflags confine) \
+	    "$PREFIX/lib/libconfine.a" $libs >"$T/err" 2>&1 || fail "cc failed"
+	! readelf -d "$T/consumer" | grep -q 'NEEDED.*libconfine' ||
+		fail "linked against libconfine.so"
+	consume "$T/consumer" "$S" "$T/outside/f" "$PREFIX/libexec/confine-helper"
+}
+
+case_installed_confine_run_runs_a_job() {
+	RUN="$PREFIX/bin/confine-run"
+	cr -s "$S" -- /bin/sh -c 'echo ran > f'
+	expect_status 0
+	[ "$(cat "$S/f")" = ran ] || fail "the job did not run"
+	cr -s "$S" --helper "$PREFIX/libexec/confine-helper" -- "$FIX" exit 3
+	expect_status 3
+	cr --version
+	expect_out "^confine-run $VERSION\$"
+}
+
+case_install_refuses_another_prefix() {
+	sh "$ROOT/tools/install-dist.sh" "$DIST" "$T/elsewhere" >"$T/out" 2>"$T/err" &&
+		fail "installed a build for $PREFIX into $T/elsewhere"
+	expect_err "this build is for $PREFIX, not $T/elsewhere"
+	[ ! -e "$T/elsewhere" ] || fail "something was installed"
+}
+
+case_destdir_stages_the_tree() {
+	DESTDIR="$T/stage" sh "$ROOT/tools/install-dist.sh" "$DIST" "$PREFIX" \
+	    >"$T/out" 2>"$T/err" || fail "staged install failed"
+	[ -x "$T/stage$PREFIX/libexec/confine-helper" ] || fail "nothing staged"
+	grep -q "^prefix=$PREFIX\$" "$T/stage$PREFIX/lib/pkgconfig/confine.pc" ||
+		fail "the staged confine.pc names the stage"
+}
+
+run_cases

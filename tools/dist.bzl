@@ -1,0 +1,165 @@
+"""What tools/install installs, built in a configuration of its own.
+
+confine_dist lays out, beneath a directory named after the target, what
+goes beneath PREFIX: lib/libconfine.so (with a soname) and lib/libconfine.a
+holding every object of //:confine, bin/confine-run, libexec/confine-helper,
+the header and the manual pages; beside them the files prefix, soname and
+libs.private that tools/install-dist.sh reads. Its configuration drops any
+sanitizer (an installed library is linked by plain cc) and compiles the
+helper's installed path in, as the library's default.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+
+SONAME = "libconfine.so.0"
+
+_PREFIX = "//tools:prefix"
+_COPT = "//command_line_option:copt"
+_LINKOPT = "//command_line_option:linkopt"
+
+PrefixInfo = provider(fields = ["value"])
+
+def _prefix_flag_impl(ctx):
+    return [PrefixInfo(value = ctx.build_setting_value)]
+
+# --//tools:prefix=PATH, set by tools/install.
+prefix_flag = rule(
+    implementation = _prefix_flag_impl,
+    build_setting = config.string(flag = True),
+)
+
+def _checked_prefix(prefix):
+    # It ends up in a C string and a pkg-config file: nothing to quote.
+    if not prefix.startswith("/"):
+        fail("the prefix %r is not an absolute path" % prefix)
+    for c in prefix.elems():
+        if not (c.isalnum() or c in "/._+-"):
+            fail("the prefix %r has a %r: only letters, digits and /._+- are taken" % (prefix, c))
+    return prefix.rstrip("/")
+
+def _unsanitized(flags):
+    return [f for f in flags if not f.startswith("-fsanitize") and not f.startswith("-fno-sanitize")]
+
+def _dist_transition_impl(settings, attr):
+    prefix = _checked_prefix(attr.prefix or settings[_PREFIX])
+    helper = prefix + "/libexec/confine-helper"
+    return {
+        # Every C file gets the define; only src/client.c reads it.
+        _COPT: _unsanitized(settings[_COPT]) + ["-DCONFINE_HELPER_DEFAULT=\"%s\"" % helper],
+        _LINKOPT: _unsanitized(settings[_LINKOPT]),
+    }
+
+_dist_transition = transition(
+    implementation = _dist_transition_impl,
+    inputs = [_PREFIX, _COPT, _LINKOPT],
+    outputs = [_COPT, _LINKOPT],
+)
+
+def _objects_and_flags(lib):
+    """Every object beneath lib (PIC: the archive goes into PIE programs)."""
+    objects, flags = [], []
+    for linker_input in lib[CcInfo].linking_context.linker_inputs.to_list():
+        for flag in linker_input.user_link_flags:
+            if flag not in flags:
+                flags.append(flag)
+        for library in linker_input.libraries:
+            objects.extend(library.pic_objects or library.objects)
+    return objects, flags
+
+def _archive(ctx, cc_toolchain, objects, out):
+    # ar keys members by basename: two of one name would silently be one.
+    seen = {}
+    for o in objects:
+        if o.basename in seen:
+            fail("two objects named %s: %s and %s" % (o.basename, seen[o.basename], o.path))
+        seen[o.basename] = o.path
+    ctx.actions.run(
+        executable = cc_toolchain.ar_executable,
+        arguments = ["rcsD", out.path] + [o.path for o in objects],
+        inputs = depset(objects, transitive = [cc_toolchain.all_files]),
+        outputs = [out],
+        mnemonic = "ConfineArchive",
+        progress_message = "Archiving " + out.short_path,
+    )
+
+def _link(ctx, cc_toolchain, objects, flags):
+    features = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    out = cc_common.link(
+        actions = ctx.actions,
+        name = "confine_" + ctx.label.name,
+        feature_configuration = features,
+        cc_toolchain = cc_toolchain,
+        # Objects, not archives: every one is linked, used or not.
+        compilation_outputs = cc_common.create_compilation_outputs(
+            objects = depset(objects),
+            pic_objects = depset(objects),
+        ),
+        user_link_flags = [
+            "-Wl,-soname," + SONAME,
+            # Only the API: the header's confine_* and nothing else.
+            "-Wl,--version-script," + ctx.file._version_script.path,
+            "-Wl,--as-needed",
+        ] + flags,
+        additional_inputs = [ctx.file._version_script],
+        output_type = "dynamic_library",
+    )
+    lib = out.library_to_link
+    return lib.resolved_symlink_dynamic_library or lib.dynamic_library
+
+def _place(ctx, outs, path, target):
+    f = ctx.actions.declare_file(ctx.label.name + "/" + path)
+    ctx.actions.symlink(output = f, target_file = target)
+    outs.append(f)
+
+def _write(ctx, outs, path, content):
+    f = ctx.actions.declare_file(ctx.label.name + "/" + path)
+    ctx.actions.write(f, content + "\n")
+    outs.append(f)
+
+def _dist_impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    objects, flags = _objects_and_flags(ctx.attr._lib)
+    archive = ctx.actions.declare_file(ctx.label.name + "/lib/libconfine.a")
+    _archive(ctx, cc_toolchain, objects, archive)
+    outs = [archive]
+    _place(ctx, outs, "lib/libconfine.so", _link(ctx, cc_toolchain, objects, flags))
+    _place(ctx, outs, "bin/confine-run", ctx.executable._run)
+    _place(ctx, outs, "libexec/confine-helper", ctx.executable._helper)
+    _place(ctx, outs, "include/confine/confine.h", ctx.file._header)
+    for page in ctx.files._man:
+        _place(ctx, outs, "share/man/man%s/%s" % (page.extension, page.basename), page)
+    prefix = _checked_prefix(ctx.attr.prefix or ctx.attr._prefix[PrefixInfo].value)
+    _write(ctx, outs, "prefix", prefix or "/")
+    _write(ctx, outs, "soname", SONAME)
+    _write(ctx, outs, "libs.private", " ".join(flags))
+    return [DefaultInfo(files = depset(outs), runfiles = ctx.runfiles(files = outs))]
+
+confine_dist = rule(
+    implementation = _dist_impl,
+    cfg = _dist_transition,
+    attrs = {
+        # Empty: --//tools:prefix decides.
+        "prefix": attr.string(),
+        "_lib": attr.label(default = "//:confine", providers = [CcInfo]),
+        "_run": attr.label(default = "//tools:confine-run", executable = True, cfg = "target"),
+        "_helper": attr.label(default = "//helper:confine-helper", executable = True, cfg = "target"),
+        "_header": attr.label(default = "//:include/confine/confine.h", allow_single_file = [".h"]),
+        "_man": attr.label_list(default = [
+            "//docs/man:confine-helper.8",
+            "//docs/man:confine-run.1",
+        ], allow_files = True),
+        "_version_script": attr.label(default = "//tools:libconfine.map", allow_single_file = True),
+        "_prefix": attr.label(default = _PREFIX),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+)
