@@ -250,9 +250,10 @@ parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->backend = CONFINE_BACKEND_AUTO;
-	/* Each -e or --pass-env takes an argument: argc bounds them. */
-	o->env = xmalloc(sizeof(*o->env) * (size_t)argc);
-	o->devices = xmalloc(sizeof(*o->devices) * (size_t)argc);
+	/* Each -e, --pass-env or --device is an argument: argc bounds them
+	 * (and argc may be 0, from an execve with an empty argv). */
+	o->env = xmalloc(sizeof(*o->env) * ((size_t)argc + 1));
+	o->devices = xmalloc(sizeof(*o->devices) * ((size_t)argc + 1));
 	o->env[0] = NULL;
 	o->devices[0] = NULL;
 	opterr = 0;
@@ -317,7 +318,7 @@ parse(int argc, char **argv, struct opts *o)
 			    argv[optind - 1]);
 		}
 	}
-	if (optind == argc)
+	if (optind >= argc)
 		die("no program to run (see confine-run --help)");
 	if (o->helper != NULL && o->socket != NULL)
 		die("--helper and --connect exclude each other");
