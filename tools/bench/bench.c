@@ -32,7 +32,7 @@ usage(void)
 "usage: bench [--quick | --smoke] [options]\n"
 "  --hosts MIB,...        host sizes for latency (full: 0,1024,8192)\n"
 "  --host-threads N,...   threads in the host (1,64)\n"
-"  --reps N               latency repetitions per method (500)\n"
+"  --reps N               latency repetitions per method (1000)\n"
 "  --fork-reps N          the same for fork from a host above 0 MiB (40)\n"
 "  --tp-threads N,...     throughput submitting threads (1,2,16,64)\n"
 "  --tp-seconds S         one throughput phase (1.5)\n"
@@ -140,9 +140,9 @@ struct preset {
 
 static const struct preset presets[] = {
 	{ "full", "0,1024,8192", "1,64", "1,2,16,64", "1,100,1000",
-	  500, 40, 3, 100, 1000, 1000, 1000, 1.5 },
+	  1000, 40, 3, 100, 1000, 1000, 1000, 1.5 },
 	{ "quick", "0,1024,8192", "1,64", "1,2,16,64", "1,100,1000",
-	  60, 6, 1, 20, 500, 1000, 200, 0.5 },
+	  40, 4, 1, 10, 500, 1000, 200, 0.4 },
 	/* Seconds, for the test suite: every section, tiny. */
 	{ "smoke", "0", "1", "1,2", "1,4",
 	  3, 2, 1, 2, 40, 4, 10, 0.1 },

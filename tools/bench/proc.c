@@ -2,6 +2,7 @@
  * Read-only looks at /proc: the helper's and its shepherds' memory and
  * CPU time, from outside, as any process of the same uid may.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -148,4 +149,21 @@ proc_busy_us(void)
 		return -1;
 	/* Everything but idle and iowait: user, nice, system, irq, softirq, steal. */
 	return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1000000 / tick;
+}
+
+long
+proc_fd_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	long n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }

@@ -97,7 +97,7 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	pid_t helper = confine_helper_pid(r->c), *sheps;
 	struct confine_job **jobs;
 	enum confine_mode alt;
-	long idle, busy, after, alt_kib, pte;
+	long idle, busy, after, alt_kib, pte, fds_idle, fds_busy;
 	double per_job;
 	size_t nsheps = 0;
 	int i, n = o->inflight, rc = 0;
@@ -108,6 +108,7 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	for (i = 0; i < 10 && rc == 0; i++)
 		rc = run_true(r, RUN_CONFINE);
 	idle = proc_status_kib(helper, "VmRSS");
+	fds_idle = proc_fd_count(helper);
 	jobs = calloc((size_t)n, sizeof(*jobs));
 	sheps = calloc((size_t)n + 16, sizeof(*sheps));
 	if (rc != 0 || jobs == NULL || sheps == NULL || idle < 0 ||
@@ -122,6 +123,7 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 		    &jobs[i]);
 	busy = proc_status_kib(helper, "VmRSS");
 	pte = proc_status_kib(helper, "VmPTE");
+	fds_busy = proc_fd_count(helper);
 	if (rc == 0)
 		nsheps = proc_children(helper, sheps, (size_t)n + 16);
 	if (nsheps > (size_t)n + 16)
@@ -133,6 +135,9 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	stats_value("memory", "helper", "inflight", 0, 1, n, (double)busy, "KiB");
 	stats_value("memory", "helper", "per-job", 0, 1, n, per_job, "KiB");
 	stats_value("memory", "helper", "pagetables", 0, 1, n, (double)pte, "KiB");
+	stats_value("memory", "helper", "fds-idle", 0, 1, 0, (double)fds_idle, "");
+	stats_value("memory", "helper", "fds-inflight", 0, 1, n, (double)fds_busy,
+	    "");
 	stats_value("memory", "shepherd", "count", 0, 1, n, (double)nsheps, "");
 	stats_value("memory", "shepherd", "rss", 0, 1, n,
 	    mean_over(sheps, nsheps, proc_status_kib, "VmRSS"), "KiB");
@@ -157,6 +162,8 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	bench_line("helper with %5d jobs in flight      %8ld  (+%.2f KiB a job)",
 	    n, busy, per_job);
 	bench_line("helper page tables then              %8ld", pte);
+	bench_line("helper descriptors idle, then        %4ld, %ld (each shepherd "
+	    "is forked with them all)", fds_idle, fds_busy);
 	bench_line("helper once they settled             %8ld", after);
 	if (alt_kib >= 0)
 		bench_line("a fresh %s-mode helper, idle         %8ld",
