@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/bench/bench.h"
 
@@ -153,8 +154,10 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 		if ((rc = run_host_grow((size_t)o->hosts_mib.v[h])) != 0)
 			break;
 		if (o->hosts_mib.v[h] > 0)
-			fprintf(stderr, "bench: host grown to %ld MiB in %.1f s\n",
-			    o->hosts_mib.v[h], (double)(bench_now() - t0) / 1e9);
+			fprintf(stderr, "bench: host grown to %ld MiB (VmRSS %ld "
+			    "MiB) in %.1f s\n", o->hosts_mib.v[h],
+			    proc_status_kib(getpid(), "VmRSS") / 1024,
+			    (double)(bench_now() - t0) / 1e9);
 		for (t = 0; t < o->host_threads.n && rc == 0; t++) {
 			/*
 			 * A fork-mode helper opened now copies the grown host:

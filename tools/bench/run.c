@@ -198,6 +198,28 @@ static struct region regions[BENCH_MAX_LIST];
 static size_t nregions;
 static size_t host_bytes;
 
+struct toucher {
+	pthread_t t;
+	unsigned char *p;
+	size_t len;
+};
+
+/* Faults one slice in and writes every page of it. */
+static void *
+touch_main(void *arg)
+{
+	struct toucher *t = arg;
+	size_t i;
+
+#ifdef MADV_POPULATE_WRITE
+	/* Faulted in by the kernel in one call: far fewer exits on a VM. */
+	(void)madvise(t->p, t->len, MADV_POPULATE_WRITE);
+#endif
+	for (i = 0; i < t->len; i += PAGE)
+		t->p[i] = (unsigned char)(i / PAGE | 1);
+	return NULL;
+}
+
 /*
  * Grows the host to mib MiB of its own anonymous memory, every page
  * written with a distinct value: resident, private, nothing the kernel
@@ -207,8 +229,11 @@ static size_t host_bytes;
 int
 run_host_grow(size_t mib)
 {
-	size_t want = mib * (size_t)MIB, len, i;
+	size_t want = mib * (size_t)MIB, len, i, slice;
+	struct toucher t[8];
+	bool started[8];
 	unsigned char *p;
+	long k, n;
 
 	if (want <= host_bytes)
 		return 0;
@@ -225,12 +250,20 @@ run_host_grow(size_t mib)
 #ifdef MADV_NOHUGEPAGE
 	(void)madvise(p, len, MADV_NOHUGEPAGE);
 #endif
-#ifdef MADV_POPULATE_WRITE
-	/* Faulted in by the kernel in one call: far fewer exits on a VM. */
-	(void)madvise(p, len, MADV_POPULATE_WRITE);
-#endif
-	for (i = 0; i < len; i += PAGE)
-		p[i] = (unsigned char)(i / PAGE | 1);
+	/* Slices on every CPU: zeroing gigabytes is the slow part. */
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	n = n < 1 ? 1 : n > 8 ? 8 : n;
+	slice = (len / (size_t)n + PAGE - 1) / PAGE * PAGE;
+	for (i = 0, k = 0; k < n; k++, i += slice) {
+		t[k].p = p + i;
+		t[k].len = i >= len ? 0 : len - i < slice ? len - i : slice;
+		started[k] = pthread_create(&t[k].t, NULL, touch_main, &t[k]) == 0;
+		if (!started[k])
+			(void)touch_main(&t[k]);
+	}
+	for (k = 0; k < n; k++)
+		if (started[k])
+			pthread_join(t[k].t, NULL);
 	regions[nregions].p = p;
 	regions[nregions].len = len;
 	nregions++;
