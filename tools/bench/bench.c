@@ -46,7 +46,8 @@ usage(void)
 "  --cpu-jobs N           jobs for the CPU time per job (1000)\n"
 "  --sections LIST        latency,throughput,deadline,memory,cpu (all)\n"
 "  --methods LIST         latency: fork+exec,posix_spawn,confine-landlock,\n"
-"                         confine-none,bwrap,confine-late-fork (all)\n"
+"                         confine-none,bwrap,floor-server,floor-shepherd,\n"
+"                         confine-late-fork (all)\n"
 "  --helper-mode MODE     auto (fork now), fork or exec (auto)\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"
 "  --bwrap PATH           bubblewrap (/usr/bin/bwrap)\n"
@@ -575,6 +576,12 @@ main(int argc, char **argv)
 	r.scratch = scratch;
 	r.bwrap = o.bwrap;
 
+	/* The yardsticks first: the helper need not inherit their sockets. */
+	if (run_floor_start() != 0) {
+		perror("bench: the floor servers");
+		rmdir(scratch);
+		return 1;
+	}
 	/*
 	 * The helper starts first, while the host is small and has one
 	 * thread, as a host should start it: in fork mode it is a copy of
@@ -586,6 +593,7 @@ main(int argc, char **argv)
 	if (confine_open(&r.c, &copt) != 0) {
 		fprintf(stderr, "bench: confine_open: %s\n",
 		    confine_error_message());
+		run_floor_stop();
 		rmdir(scratch);
 		return 1;
 	}
@@ -613,6 +621,7 @@ main(int argc, char **argv)
 		rc = bench_cpu(&o, &r);
 	if (rc == 0)
 		targets(&o);
+	run_floor_stop();
 	confine_close(r.c);
 	rmdir(scratch);
 	if (rc == 0 && stats_write_tsv(out) == 0) {

@@ -76,6 +76,8 @@ enum run_method {
 	RUN_CONFINE,         /* confine, Landlock backend */
 	RUN_CONFINE_NONE,    /* confine, backend none */
 	RUN_BWRAP,           /* posix_spawn of bubblewrap */
+	RUN_FLOOR_SERVER,    /* a minimal fork server: posix_spawn on request */
+	RUN_FLOOR_SHEPHERD,  /* the same, through a forked shepherd per job */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
 	RUN_NMETHODS,
@@ -108,6 +110,15 @@ int run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
     const char *const *argv, int64_t deadline_ms, struct confine_job **job);
 
 /* The host's own memory, pages really touched, and idle threads. */
+/*
+ * The floors: two tiny servers forked now (while the host is small, as the
+ * helper is), each running /bin/true on a one-byte request over a
+ * socketpair. What any helper design costs at the least, with and without
+ * a process of its own per job. Not confine: a yardstick.
+ */
+int run_floor_start(void);
+void run_floor_stop(void);
+
 int run_host_grow(size_t mib);
 void run_host_release(void);
 size_t run_host_mib(void);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_CONFINE] = "confine-landlock",
 	[RUN_CONFINE_NONE] = "confine-none",
 	[RUN_BWRAP] = "bwrap",
+	[RUN_FLOOR_SERVER] = "floor-server",
+	[RUN_FLOOR_SHEPHERD] = "floor-shepherd",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 };
 
@@ -156,6 +159,91 @@ run_confine(struct confine *c, const char *scratch, enum confine_backend b,
 	return 0;
 }
 
+/* ---- the floors ---- */
+
+static int floor_fd[2] = { -1, -1 };
+static pid_t floor_pid[2];
+
+/* posix_spawn + waitpid; in the shepherd variant from a forked child. */
+static int
+floor_one(bool shepherd)
+{
+	pid_t pid;
+
+	if (!shepherd)
+		return run_spawn(TRUE_PATH, true_argv, "floor-server");
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(run_spawn(TRUE_PATH, true_argv, "floor-shepherd") ? 1 : 0);
+	return wait_ok(pid, "floor shepherd");
+}
+
+static _Noreturn void
+floor_serve(int fd, bool shepherd)
+{
+	char c;
+
+	while (read(fd, &c, 1) == 1) {
+		c = floor_one(shepherd) == 0 ? 0 : 1;
+		if (write(fd, &c, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+int
+run_floor_start(void)
+{
+	int sv[2], k;
+
+	for (k = 0; k < 2; k++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+			return -1;
+		floor_pid[k] = fork();
+		if (floor_pid[k] < 0)
+			return -1;
+		if (floor_pid[k] == 0) {
+			close(sv[0]);
+			if (k == 1)
+				close(floor_fd[0]);
+			floor_serve(sv[1], k == 1);
+		}
+		close(sv[1]);
+		floor_fd[k] = sv[0];
+	}
+	return 0;
+}
+
+void
+run_floor_stop(void)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (floor_fd[k] < 0)
+			continue;
+		close(floor_fd[k]);
+		floor_fd[k] = -1;
+		while (waitpid(floor_pid[k], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
+static int
+run_floor(bool shepherd)
+{
+	int fd = floor_fd[shepherd ? 1 : 0];
+	char c = 1;
+
+	if (fd < 0 || write(fd, &c, 1) != 1 || read(fd, &c, 1) != 1 || c != 0) {
+		fprintf(stderr, "bench: the floor server failed\n");
+		return -1;
+	}
+	return 0;
+}
+
 int
 run_true(const struct runner *r, enum run_method m)
 {
@@ -178,6 +266,9 @@ run_true_phases(const struct runner *r, enum run_method m,
 		return run_confine(r->c, r->scratch, CONFINE_BACKEND_NONE, ph);
 	case RUN_BWRAP:
 		return run_bwrap(r);
+	case RUN_FLOOR_SERVER:
+	case RUN_FLOOR_SHEPHERD:
+		return run_floor(m == RUN_FLOOR_SHEPHERD);
 	case RUN_CONFINE_LATE:
 		return run_confine(r->late, r->scratch,
 		    CONFINE_BACKEND_LANDLOCK, ph);

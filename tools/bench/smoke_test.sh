@@ -24,7 +24,8 @@ positive() {
 		END { print bad ? -1 : ok + 0 }' "$out")
 	[ "$n" -gt 0 ] || fail "$1 $2 $3: missing, or not positive"
 }
-for m in fork+exec posix_spawn confine-landlock confine-none bwrap; do
+for m in fork+exec posix_spawn confine-landlock confine-none bwrap floor-server \
+    floor-shepherd; do
 	positive latency "$m" ""
 done
 positive phase confine-landlock spawn
