@@ -53,6 +53,8 @@ struct dlrun {
 	double spawn_ms;       /* all of them */
 	int fired_early;       /* sleepers spawned too late for their plan */
 	int wrong;             /* settled other than Cancelled(deadline) */
+	double helper_busy;    /* share of one CPU the helper took from the
+	                          first deadline to the last settlement */
 };
 
 /*
@@ -103,7 +105,7 @@ run_once(struct runner *r, int n, int window_ms, int lead_ms,
 	struct dljob *j = calloc((size_t)n, sizeof(*j));
 	int *order = calloc((size_t)n, sizeof(*order));
 	struct pollfd pfd = { confine_fd(r->c), POLLIN, 0 };
-	int64_t base, fire, t, spawned, give_up;
+	int64_t base, fire, t, spawned, give_up, cpu0, cpu1;
 	int i, next = 0, left = n, rc = 0, ms;
 
 	if (j == NULL || order == NULL) {
@@ -137,6 +139,7 @@ run_once(struct runner *r, int n, int window_ms, int lead_ms,
 		n = i - 1;
 	spawned = bench_now();
 	out->spawn_ms += (double)(spawned - (base - lead_ms * MS)) / 1e6;
+	cpu0 = proc_oncpu_ns(confine_helper_pid(r->c));
 	sort_base = j;
 	qsort(order, (size_t)n, sizeof(*order), by_expected);
 	left = n;
@@ -159,6 +162,11 @@ run_once(struct runner *r, int n, int window_ms, int lead_ms,
 		while ((i = scan(j, order, n, &next, out)) > 0)
 			left -= i;
 	}
+	t = bench_now();
+	cpu1 = proc_oncpu_ns(confine_helper_pid(r->c));
+	if (cpu0 >= 0 && cpu1 >= 0 && t > (base > spawned ? base : spawned))
+		out->helper_busy = (double)(cpu1 - cpu0) /
+		    (double)(t - (base > spawned ? base : spawned));
 	for (i = 0; i < n; i++)
 		confine_job_free(j[i].job);
 	free(j);
@@ -192,6 +200,10 @@ spawn_load(const char *variant, int n, struct dlrun *d)
 	bench_line("        spawning %d sleepers took %.0f ms; confine_spawn p50 "
 	    "%.0f us for the first tenth, %.0f us for the last", n,
 	    d->spawn_ms, f.p50, l.p50);
+	bench_line("        the helper was on a CPU %.0f%% of the time from the "
+	    "first deadline to the last settlement", 100 * d->helper_busy);
+	stats_value("helper-busy", "confine-landlock", variant, 0, 1, n,
+	    100 * d->helper_busy, "%");
 	stats_free(&first);
 	stats_free(&last);
 }
