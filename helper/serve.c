@@ -30,6 +30,7 @@
 #define CONN_BUCKETS 256
 #define PID_BUCKETS 1024
 #define MAX_QUEUED_FDS (2 * WIRE_MAX_FDS)
+#define FRAMES_PER_TURN 16    /* then the other peers' turn */
 
 struct conn;
 
@@ -56,6 +57,7 @@ struct conn {
 	bool shutdown;                /* asked to stop: ack once its jobs are done */
 	bool closing;                 /* flush what is queued, then close */
 	bool fds_lost;                /* a read said MSG_CTRUNC */
+	bool backlog;                 /* whole frames wait for its next turn */
 	size_t njobs;
 	struct hjob *ids[CONN_BUCKETS];
 	TAILQ_HEAD(, hjob) jobs;
@@ -484,10 +486,19 @@ conn_parse(struct srv *s, struct conn *c)
 {
 	struct wire_hdr hd;
 	size_t off = 0, frame;
-	int fds[WIRE_MAX_FDS] = { -1, -1, -1 }, rc;
+	int fds[WIRE_MAX_FDS] = { -1, -1, -1 }, rc, turn = 0;
 	unsigned i;
 
+	c->backlog = false;
 	while (!c->closing && c->inlen - off >= WIRE_HDR_LEN) {
+		/*
+		 * A peer that floods gets a turn like any other: its next frames
+		 * wait for the next round of the loop, not the others for it.
+		 */
+		if (turn++ == FRAMES_PER_TURN) {
+			c->backlog = true;
+			break;
+		}
 		rc = wire_hdr_decode(c->in + off, &hd);
 		if (rc != 0) {
 			conn_fatal(c, hd.id, -rc, rc == -EMSGSIZE ?
@@ -519,7 +530,7 @@ conn_parse(struct srv *s, struct conn *c)
 	}
 	memmove(c->in, c->in + off, c->inlen - off);
 	c->inlen -= off;
-	if (c->inlen == 0 && (c->nfdq > 0 || c->fds_lost)) {
+	if (!c->backlog && c->inlen == 0 && (c->nfdq > 0 || c->fds_lost)) {
 		/* Descriptors no frame asked for: close them, say so. */
 		close_fds(c->fdq, c->nfdq);
 		c->nfdq = 0;
@@ -759,6 +770,7 @@ step(struct srv *s, int sigfd)
 	size_t n = 0, i, first_conn;
 	int64_t now = clock_ns();
 	bool listening = s->listen_fd >= 0 && s->listen_paused_until <= now;
+	bool busy = false;
 
 	(void)poll_add(s, &n, sigfd, POLLIN, NULL);
 	(void)poll_add(s, &n, listening ? s->listen_fd : -1, POLLIN, NULL);
@@ -769,13 +781,16 @@ step(struct srv *s, int sigfd)
 	TAILQ_FOREACH(c, &s->conns, link) {
 		short ev = 0;
 
-		if (!c->closing && c->out.len - c->outoff < OUT_HIGH)
+		if (c->backlog)
+			busy = true;
+		else if (!c->closing && c->out.len - c->outoff < OUT_HIGH)
 			ev |= POLLIN;
 		if (c->outoff < c->out.len)
 			ev |= POLLOUT;
 		(void)poll_add(s, &n, c->fd, ev, c);
 	}
-	if (poll(s->pfd, n, poll_timeout(s, now)) < 0 && errno != EINTR)
+	if (poll(s->pfd, n, busy ? 0 : poll_timeout(s, now)) < 0 &&
+	    errno != EINTR)
 		return;
 	now = clock_ns();
 	/* Jobs, then connections, then reaping (which frees jobs) last. */
@@ -788,7 +803,9 @@ step(struct srv *s, int sigfd)
 	}
 	for (i = first_conn; i < n; i++) {
 		c = s->pobj[i];
-		if ((s->pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		if (c->backlog && !c->closing)
+			conn_parse(s, c);
+		else if ((s->pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    !c->closing && conn_read(s, c) != 0)
 			c->closing = true;
 	}
