@@ -162,8 +162,8 @@ stats_write_tsv(const char *path)
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
-		fprintf(f, "%s\t%s\t%s\t%ld\t%ld\t%ld\t%zu\t%.1f\t%.1f\t%.1f\t"
-		    "%.1f\t%.1f\t%.1f\t%s\n", r->section, r->method,
+		fprintf(f, "%s\t%s\t%s\t%ld\t%ld\t%ld\t%zu\t%.3f\t%.3f\t%.3f\t"
+		    "%.3f\t%.3f\t%.3f\t%s\n", r->section, r->method,
 		    r->variant[0] ? r->variant : "-", r->host_mib, r->threads,
 		    r->jobs, r->s.n, r->s.p50, r->s.p90, r->s.p99, r->s.min,
 		    r->s.max, r->s.mean, r->unit);
