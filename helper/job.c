@@ -38,6 +38,7 @@ real_wait4(pid_t pid, int *status, int options, struct rusage *ru)
 const struct job_sys job_sys_real = {
 	.kill = real_kill,
 	.wait4 = real_wait4,
+	.in_group = NULL,
 };
 
 void
@@ -594,10 +595,20 @@ on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 	prove(j, now);
 }
 
+static void stop(struct job *j, enum confine_reason why, int64_t now);
+
 static void
 on_record(struct job *j, const struct shep_rec *r, int64_t now)
 {
 	switch (r->type) {
+	case SHEP_FORKED:
+		if (j->phase != JOB_STARTING || j->forked)
+			break;
+		j->forked = true;
+		j->result.pid = r->pid;
+		if (j->pending != CONFINE_REASON_NONE)
+			stop(j, j->pending, now);
+		break;
 	case SHEP_EXEC_OK:
 	case SHEP_EXEC_FAILED:
 		if (j->phase != JOB_STARTING)
@@ -705,8 +716,18 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 {
 	int sig = j->grace_ns > 0 ? SIGTERM : SIGKILL;
 
-	j->stopping = true;
 	j->t_deadline = INT64_MAX;
+	/*
+	 * Until the shepherd has left the job's group, a kill of the group
+	 * would kill the shepherd (or, before the group exists, find nothing
+	 * and read as "ended by itself"): keep the stop for then.
+	 */
+	if (!j->forked) {
+		if (j->pending == CONFINE_REASON_NONE)
+			j->pending = why;
+		return;
+	}
+	j->stopping = true;
 	if ((sig == SIGKILL ? kill_all(j) : j->sys->kill(-j->shep, sig)) == 0)
 		settle_select(&j->settle, CONFINE_CANCELLED, why, 0,
 		    CONFINE_STEP_NONE);
@@ -723,7 +744,8 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 void
 job_cancel(struct job *j, int64_t now)
 {
-	if (j->stopping || j->phase == JOB_DRAINING || j->phase == JOB_DONE)
+	if (j->stopping || j->pending != CONFINE_REASON_NONE ||
+	    j->phase == JOB_DRAINING || j->phase == JOB_DONE)
 		return;
 	stop(j, CONFINE_REASON_CANCELLED, now);
 }

@@ -78,6 +78,8 @@ struct job {
 	int64_t poll_step;
 	int64_t t_drain_end;
 	bool stopping;                 /* a deadline or cancel fired */
+	bool forked;                   /* the group exists, the shepherd is out */
+	enum confine_reason pending;   /* a stop that came before that */
 	bool sweeping;                 /* the shepherd is killing leftovers */
 #ifdef __linux__
 	struct cgroup_job cg;          /* the job's cgroups, if any */

@@ -52,7 +52,7 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	r->user_us = (int64_t)be64dec(buf + 32);
 	r->sys_us = (int64_t)be64dec(buf + 40);
 	r->max_rss_kib = (int64_t)be64dec(buf + 48);
-	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_REMOVED ? 0 : -EBADMSG;
+	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_FORKED ? 0 : -EBADMSG;
 }
 
 static int sigchld_fd = -1;
@@ -392,12 +392,20 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		if (plan->cg_procs[i] >= 0)
 			close(plan->cg_procs[i]);
 	}
+	if (s.sys->in_group != NULL)
+		s.sys->in_group();
 	/* Leave the group: its id stays ours, its members are the job's. */
 	if (setpgid(0, home) != 0) {
 		rc = errno;
 		kill(-s.group, SIGKILL);
 		proc_reap(s.job, NULL);
 		setup_failed(&s, rc);
+	}
+	/* From now on a kill of the group cannot reach us: say so. */
+	{
+		struct shep_rec r = { .type = SHEP_FORKED, .pid = s.job };
+
+		report(&s, &r);
 	}
 	sigprocmask(SIG_UNBLOCK, &chld, NULL);
 

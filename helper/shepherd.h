@@ -41,6 +41,7 @@ enum shep_type {
 	SHEP_SETUP_FAILED = 5, /* err: no job was started */
 	SHEP_SWEPT = 6,        /* status: how many leftovers it killed */
 	SHEP_REMOVED = 7,      /* err: the fresh root is gone (0) or not */
+	SHEP_FORKED = 8,       /* pid: the job is in its group, we are out */
 };
 
 /* What the helper may ask of the shepherd, one byte, before it closes. */

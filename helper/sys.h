@@ -12,6 +12,9 @@
 struct job_sys {
 	int (*kill)(pid_t pid, int sig);
 	pid_t (*wait4)(pid_t pid, int *status, int options, struct rusage *ru);
+	/* Tests: run in the shepherd while it is still in the job's group,
+	 * to widen that window; NULL otherwise. */
+	void (*in_group)(void);
 };
 
 extern const struct job_sys job_sys_real;

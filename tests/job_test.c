@@ -465,7 +465,40 @@ fake_wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	return job_sys_real.wait4(pid, status, options, ru);
 }
 
-static const struct job_sys fake_sys = { fake_kill, fake_wait4 };
+static const struct job_sys fake_sys = { fake_kill, fake_wait4, NULL };
+
+static void
+linger_in_group(void)
+{
+	usleep(50 * 1000);
+}
+
+/*
+ * A deadline that fires while the job is still starting, with the
+ * shepherd held in the job's group (the benchmark found it under load):
+ * the kill must wait until the shepherd is out, and then still be
+ * Cancelled, never a refused spawn or the job's own Failed(signal).
+ */
+static void
+deadline_during_start_is_still_cancelled(void **state)
+{
+	static const struct job_sys slow = { kill, NULL, linger_in_group };
+	struct jr_dirs *d = *state;
+	struct job_env env = jr_env;
+	struct job_sys sys = slow;
+	struct jr j;
+	int i;
+
+	sys.wait4 = job_sys_real.wait4;
+	env.sys = &sys;
+	for (i = 0; i < 5; i++) {
+		jr_init(&j, LL, d->scratch, "pid-sleep", "30000", NULL);
+		j.spec.deadline_ms = 1;
+		jr_run_env(&j, &env);
+		assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+		jr_free(&j);
+	}
+}
 
 static void
 run_faked(struct jr *j)
@@ -591,6 +624,7 @@ main(void)
 		T(a_signal_is_failed_signal),
 		T(grace_sends_sigterm_first),
 		T(sigterm_ignored_is_killed_after_grace),
+		T(deadline_during_start_is_still_cancelled),
 		T(a_job_faster_than_its_deadline_completes),
 		T(missing_program_is_failed_exec_enoent),
 		T(program_without_exec_permission_is_failed_exec_eacces),
