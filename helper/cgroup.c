@@ -1,5 +1,7 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,46 @@ own_cgroup(const char *controller, char *out, size_t len)
 	return found;
 }
 
+/*
+ * A helper killed outright leaves its cgroups behind. Remove those of
+ * helpers that are gone: their job cgroups first (rmdir fails, harmlessly,
+ * on one still in use).
+ */
+static void
+sweep_stale(const char *parent)
+{
+	struct dirent *e, *f;
+	char *end;
+	DIR *d, *sub;
+	long pid;
+	int fd;
+
+	d = opendir(parent);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "confine.", 8) != 0)
+			continue;
+		pid = strtol(e->d_name + 8, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		sub = fdopendir(fd);
+		while (sub != NULL && (f = readdir(sub)) != NULL)
+			if (strncmp(f->d_name, "job.", 4) == 0)
+				(void)unlinkat(fd, f->d_name, AT_REMOVEDIR);
+		if (sub != NULL)
+			closedir(sub);
+		else
+			close(fd);
+		(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 /* <mount><own>/<name>, created; its directory fd or -errno. */
 static int
 make_base(const char *fstype, const char *opt, const char *controller,
@@ -98,6 +140,8 @@ make_base(const char *fstype, const char *opt, const char *controller,
 	if (mount_point(fstype, opt, mnt, sizeof(mnt)) != 0 ||
 	    own_cgroup(controller, own, sizeof(own)) != 0)
 		return -ENOENT;
+	snprintf(path, sizeof(path), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	sweep_stale(path[0] ? path : "/");
 	snprintf(path, sizeof(path), "%s%s/%s", mnt,
 	    strcmp(own, "/") == 0 ? "" : own, name);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)

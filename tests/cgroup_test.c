@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -220,6 +221,40 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 	free(scratch);
 }
 
+/* A helper killed outright leaves its cgroups; the next one clears them. */
+static void
+cgroups_of_a_dead_helper_are_removed(void **state)
+{
+	char name[64], job[96];
+	struct job_env env;
+	pid_t dead = fork(), pid;
+	int status;
+
+	assert_true(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	snprintf(name, sizeof(name), "../confine.%ld", (long)dead);
+	snprintf(job, sizeof(job), "%s/job.1", name);
+	/* Beside our own helper's directory, as a dead helper's would be. */
+	assert_int_equal(mkdirat(jr_env.cg.v2, name, 0755), 0);
+	assert_int_equal(mkdirat(jr_env.cg.v2, job, 0755), 0);
+	/* Another helper starts: a child, so that its cgroups are its own. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		job_env_init(&env);
+		job_env_fini(&env);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(faccessat(jr_env.cg.v2, name, F_OK, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	/* Ours, alive, is left alone. */
+	assert_int_equal(faccessat(jr_env.cg.v2, ".", F_OK, 0), 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -227,6 +262,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cgroups_are_available_here),
+		cmocka_unit_test(cgroups_of_a_dead_helper_are_removed),
 		T(healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes),
 		T(escaped_descendant_is_found_by_the_cgroup),
 		T(deadline_with_cgroups_cancels_and_the_escaped_one_dies),
