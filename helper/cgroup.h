@@ -32,8 +32,10 @@ struct cgroup_env {
 struct cgroup_job {
 	char name[24];           /* job.<seq>, the same in every hierarchy */
 	int v2, memory, pids;    /* directory fds, or -1 */
+	int dir;                 /* the v2 directory, for CLONE_INTO_CGROUP, or -1 */
 	int events;              /* v2 cgroup.events, or -1 */
 	int kill;                /* v2 cgroup.kill, or -1 */
+	bool killed;             /* cgroup.kill was written: never reused */
 	int procs[CGROUP_JOINS]; /* cgroup.procs to join, or -1 */
 };
 
@@ -49,12 +51,16 @@ void cgroup_env_fini(struct cgroup_env *env);
  */
 int cgroup_job_create(const struct cgroup_env *env, struct cgroup_job *job,
     int64_t memory, int64_t processes, const char **why);
-/* Closes the descriptors and removes the cgroups that are empty. */
+/*
+ * Closes the descriptors and removes the cgroups that are empty; an empty
+ * v2 cgroup may instead be kept for the next job (mkdir and rmdir of a
+ * cgroup wait on the kernel's RCU grace periods).
+ */
 void cgroup_job_destroy(struct cgroup_job *job);
 /* 1 populated, 0 empty, -errno (or -ENOENT without a v2 cgroup). */
 int cgroup_job_populated(const struct cgroup_job *job);
 /* Kills everything in the v2 cgroup. 0 or -errno. */
-int cgroup_job_kill(const struct cgroup_job *job);
+int cgroup_job_kill(struct cgroup_job *job);
 
 /* In the job's process, before anything else: move into every cgroup. */
 int cgroup_join(const int procs[CGROUP_JOINS]);

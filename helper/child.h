@@ -36,6 +36,7 @@ struct child_plan {
 	bool rlimit_nproc;        /* processes bound by RLIMIT_NPROC, not a cgroup */
 	const char *remove_root;  /* a fresh root the shepherd removes on request */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */
+	int cg_dir;               /* the v2 cgroup to be born in, or -1 */
 };
 
 _Noreturn void child_exec(const struct child_plan *p, int errfd);

@@ -232,6 +232,7 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 	p->child.limits = &s->limits;
 	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
 	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
+	p->child.cg_dir = -1;
 	return plan_backend(p, s, env, why);
 }
 
@@ -255,6 +256,7 @@ plan_limits(struct plan *p, struct job *j, const struct spec *s,
 	}
 	for (i = 0; i < CGROUP_JOINS; i++)
 		p->child.cg_procs[i] = j->cg.procs[i];
+	p->child.cg_dir = j->cg.dir;
 	if (s->limits.processes > 0 && j->cg.pids < 0) {
 		if (geteuid() == 0)
 			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
@@ -336,6 +338,7 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 #ifdef __linux__
 	memset(&j->cg, 0, sizeof(j->cg));
 	j->cg.v2 = j->cg.memory = j->cg.pids = j->cg.events = j->cg.kill = -1;
+	j->cg.dir = -1;
 	j->cg.procs[0] = j->cg.procs[1] = j->cg.procs[2] = -1;
 #endif
 	rc = plan_build(&p, s, env, why);
@@ -369,6 +372,7 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	/* The shepherd has them now; ours would keep nothing alive but fds. */
 	for (int i = 0; i < CGROUP_JOINS; i++)
 		fd_closep(&j->cg.procs[i]);
+	fd_closep(&j->cg.dir);
 #endif
 	if (rc != 0) {
 		close(sv[0]);

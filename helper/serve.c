@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -681,19 +682,52 @@ poll_add(struct srv *s, size_t *n, int fd, short events, void *obj)
 	return 0;
 }
 
-static int
-poll_timeout(const struct srv *s, int64_t now)
+/* How long to sleep: until the next timer, -1 for none; in ns. */
+static int64_t
+sleep_ns(const struct srv *s, int64_t now)
 {
-	int64_t t = s->nheap ? key(s->heap[0]) : INT64_MAX, ms;
+	int64_t t = s->nheap ? key(s->heap[0]) : INT64_MAX;
 
 	if (s->listen_paused_until > now && s->listen_paused_until < t)
 		t = s->listen_paused_until;
 	if (t == INT64_MAX)
 		return -1;
-	if (t <= now)
-		return 0;
-	ms = (t - now + 999999) / 1000000;
-	return ms > 60000 ? 60000 : (int)ms;
+	return t <= now ? 0 : t - now;
+}
+
+/*
+ * poll with a nanosecond timeout where the system has one: a deadline
+ * should not wait for the next whole millisecond.
+ */
+static int
+poll_ns(struct pollfd *pfd, nfds_t n, int64_t ns)
+{
+#ifdef __linux__
+	struct timespec ts;
+
+	if (ns < 0)
+		return ppoll(pfd, n, NULL, NULL);
+	ts.tv_sec = (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	return ppoll(pfd, n, &ts, NULL);
+#else
+	int64_t ms = ns < 0 ? -1 : (ns + 999999) / 1000000;
+
+	return poll(pfd, n, ms > 60000 ? 60000 : (int)ms);
+#endif
+}
+
+/* Every timer that is due, before anything else of the turn. */
+static void
+run_timers(struct srv *s, int64_t now)
+{
+	struct hjob *h;
+
+	while (s->nheap > 0 && key(s->heap[0]) <= now) {
+		h = s->heap[0];
+		job_tick(&h->j, now);
+		job_after(s, h);
+	}
 }
 
 static void
@@ -789,10 +823,11 @@ step(struct srv *s, int sigfd)
 			ev |= POLLOUT;
 		(void)poll_add(s, &n, c->fd, ev, c);
 	}
-	if (poll(s->pfd, n, busy ? 0 : poll_timeout(s, now)) < 0 &&
+	if (poll_ns(s->pfd, n, busy ? 0 : sleep_ns(s, now)) < 0 &&
 	    errno != EINTR)
 		return;
 	now = clock_ns();
+	run_timers(s, now);
 	/* Jobs, then connections, then reaping (which frees jobs) last. */
 	for (i = 2; i < first_conn; i++) {
 		if (s->pfd[i].revents == 0)
@@ -809,11 +844,7 @@ step(struct srv *s, int sigfd)
 		    !c->closing && conn_read(s, c) != 0)
 			c->closing = true;
 	}
-	while (s->nheap > 0 && key(s->heap[0]) <= now) {
-		h = s->heap[0];
-		job_tick(&h->j, now);
-		job_after(s, h);
-	}
+	run_timers(s, clock_ns());
 	TAILQ_FOREACH_SAFE(c, &s->conns, link, cn) {
 		if (c->outoff < c->out.len)
 			conn_flush(c);

@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 
 #include "helper/shepherd.h"
@@ -350,20 +352,57 @@ set_signals(sigset_t *chld)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
+/*
+ * Forks the job, into its v2 cgroup from birth where the kernel can
+ * (clone3 with CLONE_INTO_CGROUP, Linux 5.7): no migration write, whose
+ * RCU wait made the tail of a job's start. The child runs only the
+ * child's setup, which needs nothing fork() would have fixed up in libc.
+ */
+static pid_t
+fork_job(const struct child_plan *plan, bool *born_in)
+{
+#if defined(__linux__) && defined(CLONE_INTO_CGROUP)
+	struct clone_args ca;
+	long pid;
+
+	*born_in = false;
+	if (plan->cg_dir >= 0) {
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)plan->cg_dir;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0) {
+			*born_in = true;
+			return (pid_t)pid;
+		}
+		/* An older kernel: fork, and join by cgroup.procs. */
+		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+			return -1;
+	}
+#else
+	(void)plan;
+	*born_in = false;
+#endif
+	return fork();
+}
+
 void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 {
 	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys };
-	int keep[7] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
-		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2] };
+	int keep[8] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
+		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
+		plan->cg_dir };
 	int errp[2], rc, i;
+	bool born_in = false;
 	pid_t home = getpgrp();
 	struct pollfd pfd[3];
 	sigset_t chld;
 	nfds_t n;
 
 	set_signals(&chld);
-	fd_close_except(keep, 7);
+	fd_close_except(keep, 8);
 	s.group = getpid();
 	if (setpgid(0, 0) != 0)
 		setup_failed(&s, errno);
@@ -376,12 +415,17 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		setup_failed(&s, -rc);
 	sigchld_fd = s.sigp[1];
 	s.t_fork = clock_ns();
-	s.job = fork();
+	s.job = fork_job(plan, &born_in);
 	if (s.job < 0)
 		setup_failed(&s, errno);
 	if (s.job == 0) {
+		struct child_plan mine = *plan;
+
+		/* Born in its v2 cgroup: nothing to join there. */
+		if (born_in)
+			mine.cg_procs[0] = -1;
 		close(errp[0]);
-		child_exec(plan, errp[1]);
+		child_exec(&mine, errp[1]);
 	}
 	close(errp[1]);
 	s.errp = errp[0];
@@ -392,6 +436,8 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		if (plan->cg_procs[i] >= 0)
 			close(plan->cg_procs[i]);
 	}
+	if (plan->cg_dir >= 0)
+		close(plan->cg_dir);
 	if (s.sys->in_group != NULL)
 		s.sys->in_group();
 	/* Leave the group: its id stays ours, its members are the job's. */

@@ -29,22 +29,55 @@
 
 static char *plain;
 
-/* No job.* cgroup is left under the helper's own. */
+/*
+ * No job cgroup under the helper's own still has a process (empty ones
+ * may be kept for reuse).
+ */
 static int
 job_cgroups(int base)
 {
 	int fd = dup(base), n = 0;
+	char path[300], *text;
 	struct dirent *e;
 	DIR *d;
 
 	assert_true(fd >= 0);
 	d = fdopendir(fd);
 	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, "job.", 4) == 0)
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "job.", 4) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d/%s/cgroup.events",
+		    dirfd(d), e->d_name);
+		text = tu_slurp(path, NULL);
+		assert_non_null(text);
+		if (strstr(text, "populated 0") == NULL)
 			n++;
+		free(text);
+	}
 	closedir(d);
 	return n;
+}
+
+/* The job is born in its own cgroup v2 leaf, under the helper's. */
+static void
+job_runs_in_its_own_cgroup(void **state)
+{
+	struct jr_dirs *d = *state;
+	char want[96];
+	struct jr j;
+
+	jr_init(&j, LL, d->scratch, NULL);
+	j.spec.exe = "/bin/cat";
+	j.argv[0] = "cat";
+	j.argv[1] = "/proc/self/cgroup";
+	j.argv[2] = NULL;
+	j.spec.argc = 2;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	snprintf(want, sizeof(want), "/%s/job.", jr_env.cg.name);
+	assert_non_null(strstr(strstr(j.out, "0::"), want));
+	jr_free(&j);
 }
 
 static void
@@ -255,6 +288,30 @@ cgroups_of_a_dead_helper_are_removed(void **state)
 	assert_int_equal(faccessat(jr_env.cg.v2, ".", F_OK, 0), 0);
 }
 
+/*
+ * Job cgroups are kept for reuse, but one that cgroup.kill was written to
+ * must not be: born into it, the next job was killed at once.
+ */
+static void
+a_job_after_a_killed_one_is_not_killed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		jr_init(&j, LL, d->scratch, "sleep", "30000", NULL);
+		j.spec.deadline_ms = 50;
+		jr_run(&j);
+		assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+		jr_free(&j);
+		jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+		jr_run(&j);
+		assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+		jr_free(&j);
+	}
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -264,6 +321,8 @@ main(void)
 		cmocka_unit_test(cgroups_are_available_here),
 		cmocka_unit_test(cgroups_of_a_dead_helper_are_removed),
 		T(healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes),
+		T(job_runs_in_its_own_cgroup),
+		T(a_job_after_a_killed_one_is_not_killed),
 		T(escaped_descendant_is_found_by_the_cgroup),
 		T(deadline_with_cgroups_cancels_and_the_escaped_one_dies),
 		T(double_forked_daemon_under_cgroups_is_uncertain_and_killed),
