@@ -49,6 +49,64 @@ cli_duration(const char *s, int64_t *ms, const char **why)
 	BAD(EINVAL, "unknown unit (ms, s, m or h)");
 }
 
+/* A whole positive number, its digits only; *end is what follows. */
+static int
+number(const char *s, int64_t *v, const char **end, const char **why)
+{
+	const char *p = s;
+
+	*v = 0;
+	if (*p < '0' || *p > '9')
+		BAD(EINVAL, *p ? "not a whole number" : "empty");
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (*v > (INT64_MAX - (*p - '0')) / 10)
+			BAD(ERANGE, "too large");
+		*v = *v * 10 + (*p - '0');
+	}
+	if (*v == 0)
+		BAD(EINVAL, "zero (leave the option out for no bound)");
+	*end = p;
+	return 0;
+}
+
+int
+cli_count(const char *s, int64_t *n, const char **why)
+{
+	const char *end;
+	int rc;
+
+	*why = NULL;
+	if ((rc = number(s, n, &end, why)) != 0)
+		return rc;
+	if (*end != '\0')
+		BAD(EINVAL, "not a whole number");
+	return 0;
+}
+
+int
+cli_size(const char *s, int64_t *bytes, const char **why)
+{
+	static const char suffixes[] = "KMGT";
+	const char *end, *at;
+	int64_t v, scale = 1;
+	int rc;
+
+	*why = NULL;
+	if ((rc = number(s, &v, &end, why)) != 0)
+		return rc;
+	if (*end != '\0') {
+		at = strchr(suffixes, *end);
+		if (at == NULL || end[1] != '\0')
+			BAD(EINVAL, "unknown unit (K, M, G or T)");
+		for (; at >= suffixes; at--)
+			scale *= 1024;
+	}
+	if (v > INT64_MAX / scale)
+		BAD(ERANGE, "too large");
+	*bytes = v * scale;
+	return 0;
+}
+
 int
 cli_exit_status(const struct confine_result *r)
 {

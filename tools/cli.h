@@ -26,6 +26,14 @@
  */
 int cli_duration(const char *s, int64_t *ms, const char **why);
 
+/*
+ * A size in bytes, "4096", "512K", "64M", "2G", "1T" (powers of 1024), or
+ * a count, "64". Both whole and positive. Returns 0, or -EINVAL (-ERANGE
+ * when too large) with *why saying what is wrong with it.
+ */
+int cli_size(const char *s, int64_t *bytes, const char **why);
+int cli_count(const char *s, int64_t *n, const char **why);
+
 /* confine-run's exit status for a settlement. */
 int cli_exit_status(const struct confine_result *r);
 

@@ -41,6 +41,12 @@ static const char usage_text[] =
     "  -e, --env NAME=VALUE  set NAME in its environment (repeatable)\n"
     "      --pass-env NAME   pass our own NAME, if set (repeatable)\n"
     "      --device PATH     let it write to this device node (repeatable)\n"
+    "      --fresh-scratch   make a fresh root beneath --scratch for the job,\n"
+    "                        removed once it settled, kept if uncertain\n"
+    "      --cpu DUR         bound its CPU time (whole seconds): SIGXCPU\n"
+    "      --memory SIZE     bound its memory (needs a memory cgroup)\n"
+    "      --address-space SIZE  --file-size SIZE  --open-files N\n"
+    "      --processes N     bound those too (SIZE: 4096, 512K, 64M, 2G)\n"
     "      --backend NAME    auto, landlock, seatbelt or none (default: auto)\n"
     "      --helper PATH     exec this confine-helper (default: fork our own)\n"
     "      --connect SOCKET  use the confine-helper listening on SOCKET\n"
@@ -62,6 +68,13 @@ enum {
 	OPT_CONNECT,
 	OPT_RESULT,
 	OPT_VERSION,
+	OPT_FRESH,
+	OPT_CPU,
+	OPT_MEMORY,
+	OPT_AS,
+	OPT_FSIZE,
+	OPT_NOFILE,
+	OPT_NPROC,
 };
 
 static const struct option longopts[] = {
@@ -79,6 +92,13 @@ static const struct option longopts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "fresh-scratch", no_argument, NULL, OPT_FRESH },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "address-space", required_argument, NULL, OPT_AS },
+	{ "file-size", required_argument, NULL, OPT_FSIZE },
+	{ "open-files", required_argument, NULL, OPT_NOFILE },
+	{ "processes", required_argument, NULL, OPT_NPROC },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -87,6 +107,8 @@ struct opts {
 	const char *deadline;        /* as given, for the summary */
 	int64_t deadline_ms, grace_ms;
 	enum confine_backend backend;
+	struct confine_limits limits;
+	unsigned flags;
 	int verbose;
 	char **env;                  /* NAME=VALUE, allocated, NULL-terminated */
 	size_t nenv;
@@ -129,6 +151,18 @@ xstrdup(const char *s)
 	if (p == NULL)
 		die("out of memory");
 	return p;
+}
+
+/* A size (or, with count, a plain number) given to flag, or die naming it. */
+static int64_t
+amount(const char *flag, const char *arg, int count)
+{
+	const char *why;
+	int64_t v;
+
+	if ((count ? cli_count(arg, &v, &why) : cli_size(arg, &v, &why)) != 0)
+		die("%s %s: %s", flag, arg, why);
+	return v;
 }
 
 static int64_t
@@ -298,6 +332,31 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_RESULT:
 			o->result = optarg;
 			break;
+		case OPT_FRESH:
+			o->flags |= CONFINE_FRESH_SCRATCH;
+			break;
+		case OPT_CPU:
+			o->limits.cpu_seconds = duration("--cpu", optarg);
+			if (o->limits.cpu_seconds % 1000 != 0 ||
+			    o->limits.cpu_seconds == 0)
+				die("--cpu %s: not a whole number of seconds", optarg);
+			o->limits.cpu_seconds /= 1000;
+			break;
+		case OPT_MEMORY:
+			o->limits.memory = amount("--memory", optarg, 0);
+			break;
+		case OPT_AS:
+			o->limits.address_space = amount("--address-space", optarg, 0);
+			break;
+		case OPT_FSIZE:
+			o->limits.file_size = amount("--file-size", optarg, 0);
+			break;
+		case OPT_NOFILE:
+			o->limits.open_files = amount("--open-files", optarg, 1);
+			break;
+		case OPT_NPROC:
+			o->limits.processes = amount("--processes", optarg, 1);
+			break;
 		case 'v':
 			o->verbose = 1;
 			break;
@@ -466,7 +525,7 @@ main(int argc, char **argv)
 	struct confine *c;
 	struct opts o;
 	sigset_t set, old;
-	char line[512];
+	char line[512], *root;
 	FILE *result;
 	int status, rc;
 
@@ -499,6 +558,8 @@ main(int argc, char **argv)
 	spec.deadline_ms = o.deadline_ms;
 	spec.grace_ms = o.grace_ms;
 	spec.backend = o.backend;
+	spec.limits = o.limits;
+	spec.flags = o.flags;
 	if (confine_spawn(c, &spec, &job) != 0) {
 		fprintf(stderr, "confine-run: refused: %s\n", confine_error_message());
 		confine_close(c);
@@ -510,7 +571,9 @@ main(int argc, char **argv)
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.exe = o.exe;
-	ctx.cwd = o.cwd ? o.cwd : o.scratch;
+	/* A fresh root is the job's cwd unless it was given one. */
+	root = xstrdup(confine_job_scratch(job));
+	ctx.cwd = o.cwd ? o.cwd : root;
 	ctx.deadline = o.deadline;
 	settle(c, job, &r, &ctx.signal);
 	confine_job_free(job);
@@ -533,6 +596,7 @@ main(int argc, char **argv)
 			status = CLI_EXIT_USAGE;
 		}
 	}
+	free(root);
 	opts_free(&o);
 	return status;
 }

@@ -155,6 +155,50 @@ row(const struct row *w)
 }
 
 static void
+sizes_and_counts(void **state)
+{
+	static const struct {
+		const char *s;
+		int64_t v;
+	} ok[] = {
+		{ "4096", 4096 }, { "512K", 512 << 10 }, { "64M", 64 << 20 },
+		{ "2G", INT64_C(2) << 30 }, { "1T", INT64_C(1) << 40 },
+		{ "9223372036854775807", INT64_MAX },
+	};
+	static const struct {
+		const char *s;
+		int rc;
+		const char *why;
+	} bad[] = {
+		{ "", -EINVAL, "empty" },
+		{ "0", -EINVAL, "zero" },
+		{ "0M", -EINVAL, "zero" },
+		{ "-5", -EINVAL, "not a whole number" },
+		{ "1.5M", -EINVAL, "unknown unit" },
+		{ "10X", -EINVAL, "unknown unit" },
+		{ "10MB", -EINVAL, "unknown unit" },
+		{ "9223372036854775808", -ERANGE, "too large" },
+		{ "8388608T", -ERANGE, "too large" },
+	};
+	const char *why;
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(cli_size(ok[i].s, &v, &why), 0);
+		assert_int_equal(v, ok[i].v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(cli_size(bad[i].s, &v, &why), bad[i].rc);
+		assert_non_null(strstr(why, bad[i].why));
+	}
+	assert_int_equal(cli_count("64", &v, &why), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(cli_count("64K", &v, &why), -EINVAL);
+	assert_int_equal(cli_count("0", &v, &why), -EINVAL);
+}
+
+static void
 exit_statuses_for_every_outcome(void **state)
 {
 	/* The statuses as the manual gives them, not as cli.h names them. */
@@ -368,6 +412,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(durations_in_each_unit),
 		cmocka_unit_test(bad_durations_say_why),
+		cmocka_unit_test(sizes_and_counts),
 		cmocka_unit_test(exit_statuses_for_every_outcome),
 		cmocka_unit_test(summary_says_what_happened),
 		cmocka_unit_test(verbose_summary_adds_ids_times_and_memory),

@@ -331,6 +331,64 @@ case_version_is_the_headers() {
 	[ "$(cat "$T/out")" = "confine-run $want" ] || fail "version: $(cat "$T/out")"
 }
 
+case_bounds_are_hit_as_the_matching_status() {
+	PLAIN="$ROOT/tests/plain_fixture"
+	cr -s "$S" --cpu 1s -t 1m -- "$PLAIN" spin
+	expect_status 152  # 128 + SIGXCPU
+	cr -s "$S" --open-files 16 -- "$PLAIN" open-many 100
+	expect_status 24   # EMFILE
+	cr -s "$S" --file-size 1M -- "$PLAIN" write-big "$S/big" 4194304
+	expect_status 153  # 128 + SIGXFSZ
+	cr -s "$S" --address-space 128M -- "$PLAIN" alloc 512
+	expect_status 12   # ENOMEM
+	cr -s "$S" --open-files 64 --address-space 1G -- "$PLAIN" open-many 10
+	expect_status 0
+}
+
+# In Bazel's sandbox there is no cgroup to create: refused, never unbounded.
+case_bounds_that_need_a_cgroup_are_refused_here() {
+	cr -s "$S" --memory 64M -- "$FIX" write "$S/f"
+	expect_status 125
+	expect_err "^confine-run: refused: a memory bound needs a memory cgroup"
+	if [ "$(id -u)" -eq 0 ]; then
+		cr -s "$S" --processes 10 -- "$FIX" write "$S/f"
+		expect_status 125
+		expect_err "^confine-run: refused: a process bound for root"
+	fi
+	[ ! -e "$S/f" ] || fail "a job ran"
+}
+
+case_bad_bounds_are_125_and_named() {
+	for v in 0 -5 10X 1.5M "" 99999999999999999999; do
+		cr -s "$S" --memory "$v" -- "$FIX" write "$S/f"
+		expect_status 125
+		expect_err_lines 1
+		expect_err "^confine-run: --memory $v: "
+		cr -s "$S" --processes "$v" -- "$FIX" write "$S/f"
+		expect_status 125
+		expect_err "^confine-run: --processes $v: "
+	done
+	cr -s "$S" --cpu 1500ms -- "$FIX" write "$S/f"
+	expect_status 125
+	expect_err "whole number of seconds"
+	[ ! -e "$S/f" ] || fail "a job ran"
+}
+
+case_fresh_scratch_is_made_and_removed() {
+	cr -s "$S" --fresh-scratch --result "$T/r.json" -- "$FIX" cwd
+	expect_status 0
+	case $(cat "$T/out") in
+	"$S"/confine.*) ;;
+	*) fail "the job ran in $(cat "$T/out"), not a fresh root in $S" ;;
+	esac
+	expect_json "$T/r.json" scratch_kept False
+	[ -z "$(ls -A "$S")" ] || fail "the fresh root was left in $S"
+	cr -s "$S" --fresh-scratch --result "$T/r.json" -- "$FIX" detach 30000
+	expect_status 123
+	expect_json "$T/r.json" scratch_kept True
+	[ -n "$(ls -A "$S")" ] || fail "the fresh root of an uncertain job was removed"
+}
+
 case_help_and_the_manual_name_every_option() {
 	for h in -h --help; do
 		cr "$h"
