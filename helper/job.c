@@ -354,6 +354,8 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 		return rc;
 	}
 	j->sys = env->sys ? env->sys : &job_sys_real;
+	j->unwatch = env->unwatch;
+	j->unwatch_arg = env->unwatch_arg;
 	pid = fork();
 	if (pid == 0) {
 		close(sv[0]);
@@ -441,6 +443,8 @@ complete(struct job *j)
 	if (j->fresh && (j->events & JOB_EV_REFUSED))
 		(void)rmdir(j->root);
 	/* Releasing the shepherd lets the pgid go: no kill after this. */
+	if (j->ctl >= 0 && j->unwatch != NULL)
+		j->unwatch(j->unwatch_arg, j->ctl);
 	fd_closep(&j->ctl);
 	release_cgroups(j);
 	j->t_deadline = j->t_grace = j->t_retry = j->t_poll = INT64_MAX;

@@ -37,6 +37,9 @@ struct job_env {
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 #endif
 	const struct job_sys *sys;       /* NULL: the real calls */
+	/* Called with a shepherd's socket just before it is closed. */
+	void (*unwatch)(void *arg, int fd);
+	void *unwatch_arg;
 };
 
 /*
@@ -69,6 +72,8 @@ struct job {
 	const struct job_sys *sys;
 	pid_t shep;                    /* the shepherd, whose pid is the pgid */
 	int ctl;
+	void (*unwatch)(void *arg, int fd);
+	void *unwatch_arg;
 	struct settle settle;
 	int64_t grace_ns;
 	int64_t t_deadline;            /* INT64_MAX: none */

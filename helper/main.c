@@ -8,6 +8,7 @@
  *       serve every client connecting to the unix socket PATH whose uid is
  *       ours or listed; the socket is created 0600 unless --mode says
  *       otherwise; SIGTERM or SIGINT stops it
+ *   --poll: poll(2) where epoll would be used (the portable loop, tested)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +32,8 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: confine-helper --fd N [--parent PID]\n"
-	    "       confine-helper --listen PATH [--mode OCTAL] [--allow-uid UID]...\n");
+	    "usage: confine-helper --fd N [--parent PID] [--poll]\n"
+	    "       confine-helper --listen PATH [--mode OCTAL] [--allow-uid UID]... [--poll]\n");
 	exit(status);
 }
 
@@ -115,6 +116,7 @@ main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "allow-uid", required_argument, NULL, 'u' },
+		{ "poll", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -160,6 +162,9 @@ main(int argc, char **argv)
 				return 2;
 			}
 			o.allow[o.nallow++] = (uid_t)number(optarg, 10, INT_MAX, "uid");
+			break;
+		case 'P':
+			o.force_poll = true;
 			break;
 		case 'h':
 			usage(0);

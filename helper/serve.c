@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +15,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "helper/evloop.h"
 #include "helper/job.h"
 #include "helper/serve.h"
 #include "src/clock.h"
@@ -32,10 +32,15 @@
 #define PID_BUCKETS 1024
 #define MAX_QUEUED_FDS (2 * WIRE_MAX_FDS)
 #define FRAMES_PER_TURN 16    /* then the other peers' turn */
+#define READY_MAX 64          /* events taken in one turn */
 
 struct conn;
 
+/* What a readiness event points at: the first member of each. */
+enum watch { W_SIGNALS = 1, W_LISTEN, W_JOB, W_CONN };
+
 struct hjob {
+	enum watch kind;              /* W_JOB */
 	struct job j;
 	struct conn *conn;            /* NULL once the connection is gone */
 	uint32_t id;
@@ -47,7 +52,10 @@ struct hjob {
 };
 
 struct conn {
+	enum watch kind;              /* W_CONN */
 	int fd;
+	unsigned watched;             /* EV_IN | EV_OUT asked of the loop */
+	unsigned ready;               /* what the loop said this turn */
 	uint8_t *in;
 	size_t inlen, incap;
 	int fdq[MAX_QUEUED_FDS];
@@ -67,7 +75,9 @@ struct conn {
 
 struct srv {
 	struct job_env env;
+	struct evloop ev;
 	int listen_fd;
+	bool listen_watched;
 	int64_t listen_paused_until;
 	bool single;
 	bool stopping;
@@ -82,10 +92,10 @@ struct srv {
 	struct hjob *pids[PID_BUCKETS];
 	struct hjob **heap;
 	size_t nheap, capheap;
-	struct pollfd *pfd;
-	void **pobj;
-	size_t pcap;
 };
+
+static enum watch signals_watch = W_SIGNALS;
+static enum watch listen_watch = W_LISTEN;
 
 static int sig_fd = -1;
 
@@ -371,14 +381,21 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 		free(arena);
 		return;
 	}
+	h->kind = W_JOB;
 	rc = job_start(&h->j, &spec, &s->env, clock_ns(), &why);
 	free(arena);
-	if (rc == 0)
-		rc = heap_add(s, h);
+	if (rc == 0 && (rc = heap_add(s, h)) == 0 &&
+	    (rc = ev_add(&s->ev, job_fd(&h->j), EV_IN, h)) != 0)
+		heap_del(s, h);
 	if (rc != 0) {
 		if (job_fd(&h->j) >= 0) {
-			/* Started but untracked: it must not outlive this. */
-			job_cancel(&h->j, clock_ns());
+			/*
+			 * Started but untracked: it must not outlive this. Its
+			 * shepherd, released, kills it; reap() takes the zombie.
+			 */
+			job_shepherd_lost(&h->j, clock_ns());
+			job_release(&h->j);
+			why = "no memory to track the job";
 		}
 		reply_error(c, hd->id, -rc, why);
 		free(h);
@@ -595,6 +612,7 @@ conn_close(struct srv *s, struct conn *c)
 	close_fds(c->fdq, c->nfdq);
 	TAILQ_REMOVE(&s->conns, c, link);
 	s->nconns--;
+	ev_del(&s->ev, c->fd);
 	close(c->fd);
 	free(c->in);
 	wire_buf_free(&c->out);
@@ -629,7 +647,14 @@ conn_add(struct srv *s, int fd)
 	}
 	(void)fd_nonblock(fd);
 	(void)fd_cloexec(fd);
+	if (ev_add(&s->ev, fd, EV_IN, c) != 0) {
+		free(c);
+		close(fd);
+		return NULL;
+	}
+	c->kind = W_CONN;
 	c->fd = fd;
+	c->watched = EV_IN;
 	TAILQ_INIT(&c->jobs);
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	s->nconns++;
@@ -655,31 +680,11 @@ accept_one(struct srv *s)
 
 /* ---- the loop ---- */
 
-static int
-poll_add(struct srv *s, size_t *n, int fd, short events, void *obj)
+/* A shepherd's socket is about to be closed: stop watching it first. */
+static void
+unwatch(void *ev, int fd)
 {
-	struct pollfd *p;
-	void **o;
-
-	if (*n == s->pcap) {
-		size_t cap = s->pcap ? s->pcap * 2 : 64;
-
-		p = realloc(s->pfd, cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		s->pfd = p;
-		o = realloc(s->pobj, cap * sizeof(*o));
-		if (o == NULL)
-			return -ENOMEM;
-		s->pobj = o;
-		s->pcap = cap;
-	}
-	s->pfd[*n].fd = fd;
-	s->pfd[*n].events = events;
-	s->pfd[*n].revents = 0;
-	s->pobj[*n] = obj;
-	(*n)++;
-	return 0;
+	ev_del(ev, fd);
 }
 
 /* How long to sleep: until the next timer, -1 for none; in ns. */
@@ -693,28 +698,6 @@ sleep_ns(const struct srv *s, int64_t now)
 	if (t == INT64_MAX)
 		return -1;
 	return t <= now ? 0 : t - now;
-}
-
-/*
- * poll with a nanosecond timeout where the system has one: a deadline
- * should not wait for the next whole millisecond.
- */
-static int
-poll_ns(struct pollfd *pfd, nfds_t n, int64_t ns)
-{
-#ifdef __linux__
-	struct timespec ts;
-
-	if (ns < 0)
-		return ppoll(pfd, n, NULL, NULL);
-	ts.tv_sec = (time_t)(ns / 1000000000);
-	ts.tv_nsec = (long)(ns % 1000000000);
-	return ppoll(pfd, n, &ts, NULL);
-#else
-	int64_t ms = ns < 0 ? -1 : (ns + 999999) / 1000000;
-
-	return poll(pfd, n, ms > 60000 ? 60000 : (int)ms);
-#endif
 }
 
 /* Every timer that is due, before anything else of the turn. */
@@ -787,6 +770,7 @@ done(struct srv *s)
 	if (!s->cancelled_all) {
 		s->cancelled_all = true;
 		if (s->listen_fd >= 0) {
+			ev_del(&s->ev, s->listen_fd);
 			close(s->listen_fd);
 			s->listen_fd = -1;
 		}
@@ -795,53 +779,75 @@ done(struct srv *s)
 	return s->njobs == 0;
 }
 
-/* One poll over everything: signals, listener, shepherds, connections. */
+/* What a connection asks of the loop this turn. */
+static unsigned
+conn_wants(const struct conn *c)
+{
+	unsigned ev = 0;
+
+	if (!c->backlog && !c->closing && c->out.len - c->outoff < OUT_HIGH)
+		ev |= EV_IN;
+	if (c->outoff < c->out.len)
+		ev |= EV_OUT;
+	return ev;
+}
+
+/*
+ * One wait over everything: signals, listener, shepherds, connections.
+ * Nothing is freed while a batch of events is handled: connections close
+ * after it, jobs are freed by reap() last.
+ */
 static void
 step(struct srv *s, int sigfd)
 {
+	struct ev_ready r[READY_MAX];
 	struct conn *c, *cn;
 	struct hjob *h;
-	size_t n = 0, i, first_conn;
 	int64_t now = clock_ns();
-	bool listening = s->listen_fd >= 0 && s->listen_paused_until <= now;
-	bool busy = false;
+	unsigned want;
+	bool busy = false, sig = false, acc = false;
+	int n, i;
 
-	(void)poll_add(s, &n, sigfd, POLLIN, NULL);
-	(void)poll_add(s, &n, listening ? s->listen_fd : -1, POLLIN, NULL);
-	TAILQ_FOREACH(h, &s->jobs, all)
-		if (job_fd(&h->j) >= 0)
-			(void)poll_add(s, &n, job_fd(&h->j), POLLIN, h);
-	first_conn = n;
+	want = s->listen_fd >= 0 && s->listen_paused_until <= now ? EV_IN : 0;
+	if (s->listen_fd >= 0 && (want != 0) != s->listen_watched &&
+	    ev_mod(&s->ev, s->listen_fd, want, &listen_watch) == 0)
+		s->listen_watched = want != 0;
 	TAILQ_FOREACH(c, &s->conns, link) {
-		short ev = 0;
-
-		if (c->backlog)
-			busy = true;
-		else if (!c->closing && c->out.len - c->outoff < OUT_HIGH)
-			ev |= POLLIN;
-		if (c->outoff < c->out.len)
-			ev |= POLLOUT;
-		(void)poll_add(s, &n, c->fd, ev, c);
+		busy |= c->backlog;
+		want = conn_wants(c);
+		if (want != c->watched && ev_mod(&s->ev, c->fd, want, c) == 0)
+			c->watched = want;
+		c->ready = 0;
 	}
-	if (poll_ns(s->pfd, n, busy ? 0 : sleep_ns(s, now)) < 0 &&
-	    errno != EINTR)
-		return;
+	n = ev_wait(&s->ev, r, READY_MAX, busy ? 0 : sleep_ns(s, now));
+	if (n < 0)
+		n = 0;  /* EINTR: the self-pipe has the news */
 	now = clock_ns();
 	run_timers(s, now);
 	/* Jobs, then connections, then reaping (which frees jobs) last. */
-	for (i = 2; i < first_conn; i++) {
-		if (s->pfd[i].revents == 0)
-			continue;
-		h = s->pobj[i];
-		job_input(&h->j, now);
-		job_after(s, h);
+	for (i = 0; i < n; i++) {
+		switch (*(enum watch *)r[i].obj) {
+		case W_SIGNALS:
+			sig = true;
+			break;
+		case W_LISTEN:
+			acc = true;
+			break;
+		case W_JOB:
+			h = r[i].obj;
+			job_input(&h->j, now);
+			job_after(s, h);
+			break;
+		case W_CONN:
+			c = r[i].obj;
+			c->ready = r[i].events;
+			break;
+		}
 	}
-	for (i = first_conn; i < n; i++) {
-		c = s->pobj[i];
+	TAILQ_FOREACH(c, &s->conns, link) {
 		if (c->backlog && !c->closing)
 			conn_parse(s, c);
-		else if ((s->pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !c->closing && conn_read(s, c) != 0)
+		else if ((c->ready & EV_IN) && !c->closing && conn_read(s, c) != 0)
 			c->closing = true;
 	}
 	run_timers(s, clock_ns());
@@ -851,9 +857,9 @@ step(struct srv *s, int sigfd)
 		if (c->closing && c->outoff >= c->out.len)
 			conn_close(s, c);
 	}
-	if (s->pfd[0].revents)
+	if (sig)
 		on_signals(s, sigfd);
-	if (s->pfd[1].revents && s->listen_fd >= 0)
+	if (acc && s->listen_fd >= 0)
 		accept_one(s);
 }
 
@@ -880,7 +886,8 @@ serve(const struct serve_opts *o)
 	s.self = geteuid();
 	s.allow = o->allow;
 	s.nallow = o->nallow;
-	if (set_signals(sigp) != 0)
+	if (set_signals(sigp) != 0 || ev_init(&s.ev, o->force_poll) != 0 ||
+	    ev_add(&s.ev, sigp[0], EV_IN, &signals_watch) != 0)
 		return 1;
 #ifdef __linux__
 	if (s.parent > 0) {
@@ -890,8 +897,14 @@ serve(const struct serve_opts *o)
 	}
 #endif
 	job_env_init(&s.env);
-	if (s.listen_fd >= 0)
+	s.env.unwatch = unwatch;
+	s.env.unwatch_arg = &s.ev;
+	if (s.listen_fd >= 0) {
 		(void)fd_nonblock(s.listen_fd);
+		if (ev_add(&s.ev, s.listen_fd, EV_IN, &listen_watch) != 0)
+			rc = 1;
+		s.listen_watched = true;
+	}
 	if (o->fd >= 0 && conn_add(&s, o->fd) == NULL)
 		rc = 1;
 	while (rc == 0 && !done(&s))
@@ -904,8 +917,7 @@ serve(const struct serve_opts *o)
 		job_free(&s, h);
 	job_env_fini(&s.env);
 	free(s.heap);
-	free(s.pfd);
-	free(s.pobj);
+	ev_fini(&s.ev);
 	close(sigp[0]);
 	close(sigp[1]);
 	return rc;

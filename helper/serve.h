@@ -1,13 +1,14 @@
 /*
- * The helper's event loop: one thread, poll(2) over the listening socket,
- * every connection, every job's shepherd and a self-pipe for signals, with
- * a heap of job timers. It serves until it is told to stop: when its only
+ * The helper's event loop: one thread, epoll (poll(2) elsewhere) over the
+ * listening socket, every connection, every job's shepherd and a self-pipe
+ * for signals, with a heap of job timers. It serves until it is told to stop: when its only
  * connection closes (an inherited socket), or on SIGTERM/SIGINT (listening).
  * On the way out it cancels every job and settles it.
  */
 #ifndef CONFINE_SERVE_H
 #define CONFINE_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,6 +21,7 @@ struct serve_opts {
 	uid_t allow[SERVE_MAX_ALLOW]; /* peers served besides our own uid */
 	size_t nallow;
 	pid_t parent;            /* > 0: shut down when this parent is gone */
+	bool force_poll;         /* poll(2) even where epoll exists (tests) */
 };
 
 /*
