@@ -47,7 +47,7 @@ usage(void)
 "  --sections LIST        latency,throughput,deadline,memory,cpu (all)\n"
 "  --methods LIST         latency: fork+exec,posix_spawn,confine-landlock,\n"
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
-"                         confine-late-fork (all)\n"
+"                         floor-confined,confine-late-fork (all)\n"
 "  --helper-mode MODE     auto (fork now), fork or exec (auto)\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"
 "  --bwrap PATH           bubblewrap (/usr/bin/bwrap)\n"
@@ -582,6 +582,11 @@ main(int argc, char **argv)
 		rmdir(scratch);
 		return 1;
 	}
+	if (run_floor_confined_init(scratch) != 0) {
+		run_floor_stop();
+		rmdir(scratch);
+		return 1;
+	}
 	/*
 	 * The helper starts first, while the host is small and has one
 	 * thread, as a host should start it: in fork mode it is a copy of
@@ -594,6 +599,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench: confine_open: %s\n",
 		    confine_error_message());
 		run_floor_stop();
+		run_floor_confined_fini();
 		rmdir(scratch);
 		return 1;
 	}
@@ -622,6 +628,7 @@ main(int argc, char **argv)
 	if (rc == 0)
 		targets(&o);
 	run_floor_stop();
+	run_floor_confined_fini();
 	confine_close(r.c);
 	rmdir(scratch);
 	if (rc == 0 && stats_write_tsv(out) == 0) {

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helper/landlock.h"
+#include "helper/seccomp.h"
 #include "tools/bench/bench.h"
 
 #define TRUE_PATH "/bin/true"
@@ -32,6 +34,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_BWRAP] = "bwrap",
 	[RUN_FLOOR_SERVER] = "floor-server",
 	[RUN_FLOOR_SHEPHERD] = "floor-shepherd",
+	[RUN_FLOOR_CONFINED] = "floor-confined",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 };
 
@@ -231,6 +234,68 @@ run_floor_stop(void)
 	}
 }
 
+static struct landlock_plan floor_ll;
+static struct seccomp_prog floor_sc;
+static struct policy floor_policy;
+static char *floor_root;
+
+int
+run_floor_confined_init(const char *scratch)
+{
+	int abi = landlock_abi();
+
+	if (abi < 0 || landlock_plan(abi, &floor_ll) != 0) {
+		fprintf(stderr, "bench: floor-confined: Landlock ABI %d is too "
+		    "old or absent\n", abi);
+		return -1;
+	}
+	if (seccomp_build(&floor_sc) != 0) {
+		fprintf(stderr, "bench: floor-confined: no seccomp filter\n");
+		return -1;
+	}
+	if ((floor_root = realpath(scratch, NULL)) == NULL) {
+		perror("bench: floor-confined: realpath");
+		seccomp_free(&floor_sc);
+		return -1;
+	}
+	floor_policy.scratch = floor_root;
+	return 0;
+}
+
+void
+run_floor_confined_fini(void)
+{
+	seccomp_free(&floor_sc);
+	free(floor_root);
+	floor_root = NULL;
+}
+
+/*
+ * vfork: the child runs only system calls on what was prepared above and
+ * never returns here, as posix_spawn's own child does.
+ */
+static int
+run_floor_confined(void)
+{
+	pid_t pid;
+
+	if (floor_root == NULL)
+		return -1;
+	pid = vfork();
+	if (pid < 0) {
+		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (landlock_apply(&floor_ll, &floor_policy) == 0 &&
+		    seccomp_apply(&floor_sc) == 0)
+			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
+			    no_env);
+		_exit(127);
+	}
+	return wait_ok(pid, "floor-confined");
+}
+
 static int
 run_floor(bool shepherd)
 {
@@ -269,6 +334,8 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_SERVER:
 	case RUN_FLOOR_SHEPHERD:
 		return run_floor(m == RUN_FLOOR_SHEPHERD);
+	case RUN_FLOOR_CONFINED:
+		return run_floor_confined();
 	case RUN_CONFINE_LATE:
 		return run_confine(r->late, r->scratch,
 		    CONFINE_BACKEND_LANDLOCK, ph);

@@ -25,7 +25,7 @@ positive() {
 	[ "$n" -gt 0 ] || fail "$1 $2 $3: missing, or not positive"
 }
 for m in fork+exec posix_spawn confine-landlock confine-none bwrap floor-server \
-    floor-shepherd; do
+    floor-shepherd floor-confined; do
 	positive latency "$m" ""
 done
 positive phase confine-landlock spawn
