@@ -47,7 +47,7 @@ usage(void)
 "  --sections LIST        latency,throughput,deadline,memory,cpu (all)\n"
 "  --methods LIST         latency: fork+exec,posix_spawn,confine-landlock,\n"
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
-"                         floor-confined,confine-late-fork (all)\n"
+"                         floor-vfork,floor-confined,confine-late-fork (all)\n"
 "  --helper-mode MODE     auto (fork now), fork or exec (auto)\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"
 "  --bwrap PATH           bubblewrap (/usr/bin/bwrap)\n"

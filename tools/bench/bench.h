@@ -78,8 +78,9 @@ enum run_method {
 	RUN_BWRAP,           /* posix_spawn of bubblewrap */
 	RUN_FLOOR_SERVER,    /* a minimal fork server: posix_spawn on request */
 	RUN_FLOOR_SHEPHERD,  /* the same, through a forked shepherd per job */
-	RUN_FLOOR_CONFINED,  /* posix_spawn's way, plus confine's Landlock
-	                        ruleset and seccomp filter, from the host */
+	RUN_FLOOR_VFORK,     /* vfork + execve + waitpid, from the host */
+	RUN_FLOOR_CONFINED,  /* the same, plus confine's Landlock ruleset and
+	                        seccomp filter applied before the exec */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
 	RUN_NMETHODS,
@@ -121,10 +122,11 @@ int run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
 int run_floor_start(void);
 void run_floor_stop(void);
 /*
- * The third floor: what confining each job costs by itself, with no helper
- * at all. The host starts the job as posix_spawn does (a child sharing its
- * memory until exec) and the child applies the helper's own Landlock
- * ruleset for scratch and seccomp filter before exec. 0 or -1.
+ * The last two floors: what confining each job costs by itself, with no
+ * helper at all. The host vforks the job (a child sharing its memory until
+ * exec, as posix_spawn's does, without posix_spawn's own work), and in
+ * floor-confined the child applies the helper's own Landlock ruleset for
+ * scratch and seccomp filter before the exec. 0 or -1.
  */
 int run_floor_confined_init(const char *scratch);
 void run_floor_confined_fini(void);

@@ -34,6 +34,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_BWRAP] = "bwrap",
 	[RUN_FLOOR_SERVER] = "floor-server",
 	[RUN_FLOOR_SHEPHERD] = "floor-shepherd",
+	[RUN_FLOOR_VFORK] = "floor-vfork",
 	[RUN_FLOOR_CONFINED] = "floor-confined",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 };
@@ -275,7 +276,7 @@ run_floor_confined_fini(void)
  * never returns here, as posix_spawn's own child does.
  */
 static int
-run_floor_confined(void)
+run_floor_vfork(bool confined)
 {
 	pid_t pid;
 
@@ -287,13 +288,13 @@ run_floor_confined(void)
 		return -1;
 	}
 	if (pid == 0) {
-		if (landlock_apply(&floor_ll, &floor_policy) == 0 &&
-		    seccomp_apply(&floor_sc) == 0)
+		if (!confined || (landlock_apply(&floor_ll, &floor_policy) == 0 &&
+		    seccomp_apply(&floor_sc) == 0))
 			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
 			    no_env);
 		_exit(127);
 	}
-	return wait_ok(pid, "floor-confined");
+	return wait_ok(pid, confined ? "floor-confined" : "floor-vfork");
 }
 
 static int
@@ -334,8 +335,9 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_SERVER:
 	case RUN_FLOOR_SHEPHERD:
 		return run_floor(m == RUN_FLOOR_SHEPHERD);
+	case RUN_FLOOR_VFORK:
 	case RUN_FLOOR_CONFINED:
-		return run_floor_confined();
+		return run_floor_vfork(m == RUN_FLOOR_CONFINED);
 	case RUN_CONFINE_LATE:
 		return run_confine(r->late, r->scratch,
 		    CONFINE_BACKEND_LANDLOCK, ph);

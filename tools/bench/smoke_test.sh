@@ -25,12 +25,14 @@ positive() {
 	[ "$n" -gt 0 ] || fail "$1 $2 $3: missing, or not positive"
 }
 for m in fork+exec posix_spawn confine-landlock confine-none bwrap floor-server \
-    floor-shepherd floor-confined; do
+    floor-shepherd floor-vfork floor-confined; do
 	positive latency "$m" ""
 done
 positive phase confine-landlock spawn
 positive throughput confine-landlock ""
 positive throughput posix_spawn ""
+positive throughput floor-vfork ""
+positive throughput floor-confined ""
 positive deadline host-observed single
 positive deadline host-observed spread
 positive deadline host-observed burst

@@ -1,7 +1,10 @@
 /*
  * Throughput: jobs per second of /bin/true from N submitting threads, each
  * starting a job and waiting for it in a loop, confine against posix_spawn
- * from the same number of threads. The two alternate, round by round.
+ * from the same number of threads, and the floors floor-vfork and
+ * floor-confined (vfork + exec, with confine's confinement in between, no
+ * helper): the ceiling of any design that confines each job so. They take
+ * turns, round by round.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -10,6 +13,8 @@
 #include <string.h>
 
 #include "tools/bench/bench.h"
+
+#define NM 4   /* methods compared */
 
 struct submitter {
 	pthread_t t;
@@ -81,44 +86,48 @@ phase(const struct bench_opts *o, const struct runner *r, enum run_method m,
 int
 bench_throughput(const struct bench_opts *o, struct runner *r)
 {
-	static const enum run_method ms[2] = { RUN_CONFINE, RUN_SPAWN };
-	struct samples s[2];
-	struct summary sum[2];
-	long jobs[2], n;
+	static const enum run_method ms[NM] = { RUN_CONFINE, RUN_SPAWN,
+		RUN_FLOOR_VFORK, RUN_FLOOR_CONFINED };
+	struct samples s[NM];
+	struct summary sum[NM];
+	long jobs[NM], n;
 	double rate;
 	size_t t;
 	int round, k, m;
 
 	bench_title("throughput of /bin/true, jobs per second (median of %d "
 	    "rounds of %.1f s)", o->tp_rounds, o->tp_seconds);
-	bench_line("%7s %18s %18s %9s", "threads", run_name(ms[0]),
-	    run_name(ms[1]), "ratio");
+	bench_line("%7s %18s %14s %14s %14s %7s %7s", "threads",
+	    run_name(ms[0]), run_name(ms[1]), run_name(ms[2]), run_name(ms[3]),
+	    "ratio", "floor");
 	for (t = 0; t < o->tp_threads.n; t++) {
 		memset(s, 0, sizeof(s));
-		jobs[0] = jobs[1] = 0;
+		memset(jobs, 0, sizeof(jobs));
 		for (round = 0; round < o->tp_rounds; round++)
-			for (k = 0; k < 2; k++) {
-				m = (round + k) % 2;
+			for (k = 0; k < NM; k++) {
+				m = (round + k) % NM;
 				rate = phase(o, r, ms[m], (int)o->tp_threads.v[t], &n);
 				if (rate < 0) {
 					fprintf(stderr, "bench: throughput with %ld "
 					    "threads failed\n", o->tp_threads.v[t]);
-					stats_free(&s[0]);
-					stats_free(&s[1]);
+					for (m = 0; m < NM; m++)
+						stats_free(&s[m]);
 					return -1;
 				}
 				jobs[m] += n;
 				(void)stats_add(&s[m], rate);
 			}
-		for (m = 0; m < 2; m++) {
+		for (m = 0; m < NM; m++) {
 			stats_summary(&s[m], &sum[m]);
 			stats_row("throughput", run_name(ms[m]), "", 0,
 			    o->tp_threads.v[t], jobs[m], &sum[m], "jobs/s");
 			stats_free(&s[m]);
 		}
-		bench_line("%7ld %18.0f %18.0f %8.2fx", o->tp_threads.v[t],
-		    sum[0].p50, sum[1].p50,
-		    sum[1].p50 > 0 ? sum[0].p50 / sum[1].p50 : 0);
+		/* ratio: confine's; floor: floor-confined's; over posix_spawn's. */
+		bench_line("%7ld %18.0f %14.0f %14.0f %14.0f %6.2fx %6.2fx",
+		    o->tp_threads.v[t], sum[0].p50, sum[1].p50, sum[2].p50,
+		    sum[3].p50, sum[1].p50 > 0 ? sum[0].p50 / sum[1].p50 : 0,
+		    sum[1].p50 > 0 ? sum[3].p50 / sum[1].p50 : 0);
 	}
 	return 0;
 }
