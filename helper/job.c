@@ -35,9 +35,16 @@ real_wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	return wait4(pid, status, options, ru);
 }
 
+static int
+real_waitid(idtype_t type, id_t id, siginfo_t *si, int options)
+{
+	return waitid(type, id, si, options);
+}
+
 const struct job_sys job_sys_real = {
 	.kill = real_kill,
 	.wait4 = real_wait4,
+	.waitid = real_waitid,
 	.in_group = NULL,
 };
 
@@ -651,10 +658,15 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 		break;
 	case SHEP_SWEPT:
 		j->sweeping = false;
-		/* Still something alive after the sweep: never proven. */
+		if (j->phase != JOB_DRAINING)
+			break;
+		/*
+		 * Still something alive after the sweep: never proven, even
+		 * if the group and the cgroup look empty (it left them).
+		 */
 		if (r->leftovers)
-			j->t_drain_end = now;
-		if (j->phase == JOB_DRAINING)
+			finish(j);
+		else
 			drain_poll(j, now);
 		break;
 	case SHEP_REMOVED:

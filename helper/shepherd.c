@@ -165,14 +165,22 @@ reap_job(struct shep *s, struct shep_rec *r)
 	s->reaped = true;
 }
 
-/* Children not yet exited (after reap() took the exited ones). */
+/*
+ * Children not yet exited (after reap() took the exited ones). Only
+ * ECHILD proves there are none: any other error counts as children left,
+ * so that it can make a job Uncertain, never Completed.
+ */
 static bool
-has_children(void)
+has_children(const struct shep *s)
 {
 	siginfo_t si;
+	int rc;
 
-	memset(&si, 0, sizeof(si));
-	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+	do {
+		memset(&si, 0, sizeof(si));
+		rc = s->sys->waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+	} while (rc != 0 && errno == EINTR);
+	return rc == 0 || errno != ECHILD;
 }
 
 #define SWEEP_NS (10000 * 1000000LL)
@@ -222,13 +230,13 @@ sweep(struct shep *s)
 {
 	struct shep_rec r = { .type = SHEP_SWEPT };
 
-	if (has_children() && clock_ns() < s->sweep_until) {
+	if (has_children(s) && clock_ns() < s->sweep_until) {
 		kill_children(s);
 		return;
 	}
 	s->sweeping = false;
 	r.status = s->swept;
-	r.leftovers = has_children();
+	r.leftovers = has_children(s);
 	report(s, &r);
 }
 
@@ -254,7 +262,7 @@ reap(struct shep *s)
 	}
 	if (job_now) {
 #ifdef __linux__
-		r.leftovers = has_children();
+		r.leftovers = has_children(s);
 #endif
 		report(s, &r);
 		if (r.leftovers) {

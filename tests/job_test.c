@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <signal.h>
 #include <stdio.h>
@@ -465,7 +466,25 @@ fake_wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	return job_sys_real.wait4(pid, status, options, ru);
 }
 
-static const struct job_sys fake_sys = { fake_kill, fake_wait4, NULL };
+/* The shepherd's copy of this fails that many calls (EINVAL), then is real. */
+static int waitid_fails;
+
+static int
+fake_waitid(idtype_t type, id_t id, siginfo_t *si, int options)
+{
+	if (waitid_fails > 0) {
+		waitid_fails--;
+		errno = EINVAL;
+		return -1;
+	}
+	return job_sys_real.waitid(type, id, si, options);
+}
+
+static const struct job_sys fake_sys = {
+	.kill = fake_kill,
+	.wait4 = fake_wait4,
+	.waitid = fake_waitid,
+};
 
 static void
 linger_in_group(void)
@@ -482,14 +501,13 @@ linger_in_group(void)
 static void
 deadline_during_start_is_still_cancelled(void **state)
 {
-	static const struct job_sys slow = { kill, NULL, linger_in_group };
 	struct jr_dirs *d = *state;
 	struct job_env env = jr_env;
-	struct job_sys sys = slow;
+	struct job_sys sys = job_sys_real;
 	struct jr j;
 	int i;
 
-	sys.wait4 = job_sys_real.wait4;
+	sys.in_group = linger_in_group;
 	env.sys = &sys;
 	for (i = 0; i < 5; i++) {
 		jr_init(&j, LL, d->scratch, "pid-sleep", "30000", NULL);
@@ -510,6 +528,7 @@ run_faked(struct jr *j)
 	kill_fail_sig = -1;
 	wait_fail_errno = 0;
 	wait_eintr = 0;
+	waitid_fails = 0;
 }
 
 static void
@@ -569,6 +588,44 @@ wait_eintr_is_retried(void **state)
 	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
 	run_faked(&j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	jr_free(&j);
+}
+
+/*
+ * The shepherd's check for children left failing other than with ECHILD
+ * (here once, EINVAL): children are assumed, so exit 0 is not Completed.
+ * The sweep that follows finds none, and that is proven afterwards.
+ */
+static void
+child_check_error_is_uncertain_never_completed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	waitid_fails = 1;
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	run_faked(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.exit_code, 0);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_SUBREAPER);
+	jr_free(&j);
+}
+
+/*
+ * Failing for good: the sweep gives up (after its 10 s) with children
+ * still assumed, and nothing is claimed proven, though the group is empty.
+ */
+static void
+child_check_failing_for_good_is_never_proven(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+
+	waitid_fails = INT_MAX;
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	run_faked(&j);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_NONE);
 	jr_free(&j);
 }
 
@@ -643,6 +700,8 @@ main(void)
 		T(proof_kill_eperm_is_kill_ambiguous),
 		T(wait_error_is_wait_failed),
 		T(wait_eintr_is_retried),
+		T(child_check_error_is_uncertain_never_completed),
+		T(child_check_failing_for_good_is_never_proven),
 		T(auto_backend_is_landlock_never_none),
 		cmocka_unit_test(shepherd_record_round_trips),
 	};
