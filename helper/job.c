@@ -82,6 +82,7 @@ struct plan {
 	char *scratch;
 	char *devices[SPEC_MAX_DEVICES];
 	size_t ndevices;
+	const char *launcher;  /* seatbelt: checked, its argv built last */
 	char **launcher_argv;
 	bool fresh_made;       /* scratch is a directory we made */
 };
@@ -158,13 +159,13 @@ canonical_device(const char *path, char **out)
 	return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? 0 : -EINVAL;
 }
 
+/* Whether the backend can confine here; nothing is made yet. */
 static int
 plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
     const char **why)
 {
 	const char *launcher = s->launcher ? s->launcher : SPEC_DEFAULT_LAUNCHER;
 	struct stat st;
-	int rc;
 
 	switch (p->child.backend) {
 	case CONFINE_BACKEND_LANDLOCK:
@@ -185,12 +186,7 @@ plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
 	case CONFINE_BACKEND_SEATBELT:
 		if (stat(launcher, &st) != 0 || !S_ISREG(st.st_mode))
 			REFUSE(-ENOTSUP, "the Seatbelt launcher is absent or not a regular file");
-		rc = policy_sbpl_argv(&p->policy, launcher, s->exe, s->argv,
-		    s->argc, &p->launcher_argv);
-		if (rc != 0)
-			REFUSE(rc, "no memory for the launcher's arguments");
-		p->child.path = launcher;
-		p->child.argv = p->launcher_argv;
+		p->launcher = launcher;
 		return 0;
 	case CONFINE_BACKEND_NONE:
 		return 0;
@@ -200,6 +196,7 @@ plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
 	}
 }
 
+/* Every check that can refuse the job; nothing is written by it. */
 static int
 plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
     const char **why)
@@ -213,18 +210,12 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 	p->child.backend = resolve(s->backend);
 	if (s->scratch != NULL && (rc = canonical_dir(s->scratch, &p->scratch)) != 0)
 		REFUSE(rc, "the scratch root must be an existing directory");
-	if (s->fresh_scratch) {
-		if ((rc = make_fresh(&p->scratch)) != 0)
-			REFUSE(rc, "no fresh scratch root could be made there");
-		p->fresh_made = true;
-	}
 	for (i = 0; i < s->ndevices; i++) {
 		rc = canonical_device(s->devices[i], &p->devices[i]);
 		p->ndevices = i + 1;
 		if (rc != 0)
 			REFUSE(rc, "a writable device must be an existing device node");
 	}
-	p->policy.scratch = p->scratch;
 	p->policy.devices = (const char *const *)p->devices;
 	p->policy.ndevices = p->ndevices;
 	p->child.path = s->exe;
@@ -232,15 +223,41 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 	p->child.argv = (char *const *)(uintptr_t)s->argv;
 	p->child.envp = s->envc > 0 ? (char *const *)(uintptr_t)s->envp :
 	    empty_env;
-	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
 	for (k = 0; k < 3; k++)
 		p->child.fd[k] = s->fd[k];
 	p->child.policy = &p->policy;
 	p->child.limits = &s->limits;
-	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
 	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
 	p->child.cg_dir = -1;
 	return plan_backend(p, s, env, why);
+}
+
+/*
+ * The scratch root and what names it. A fresh root is made here, after
+ * every check that could refuse the job: a refused job writes nothing.
+ */
+static int
+plan_root(struct plan *p, const struct spec *s, const char **why)
+{
+	int rc;
+
+	if (s->fresh_scratch) {
+		if ((rc = make_fresh(&p->scratch)) != 0)
+			REFUSE(rc, "no fresh scratch root could be made there");
+		p->fresh_made = true;
+	}
+	p->policy.scratch = p->scratch;
+	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
+	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
+	if (p->launcher == NULL)
+		return 0;
+	rc = policy_sbpl_argv(&p->policy, p->launcher, s->exe, s->argv,
+	    s->argc, &p->launcher_argv);
+	if (rc != 0)
+		REFUSE(rc, "no memory for the launcher's arguments");
+	p->child.path = p->launcher;
+	p->child.argv = p->launcher_argv;
+	return 0;
 }
 
 /*
@@ -254,6 +271,13 @@ plan_limits(struct plan *p, struct job *j, const struct spec *s,
 #ifdef __linux__
 	int rc, i;
 
+	/* Refused before any cgroup is made. */
+	if (s->limits.processes > 0 && env->cg.pids < 0) {
+		if (geteuid() == 0)
+			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
+			    "cgroup, not available here");
+		p->child.rlimit_nproc = true;
+	}
 	rc = cgroup_job_create(&env->cg, &j->cg, s->limits.memory,
 	    s->limits.processes, why);
 	if (rc != 0) {
@@ -264,12 +288,6 @@ plan_limits(struct plan *p, struct job *j, const struct spec *s,
 	for (i = 0; i < CGROUP_JOINS; i++)
 		p->child.cg_procs[i] = j->cg.procs[i];
 	p->child.cg_dir = j->cg.dir;
-	if (s->limits.processes > 0 && j->cg.pids < 0) {
-		if (geteuid() == 0)
-			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
-			    "cgroup, not available here");
-		p->child.rlimit_nproc = true;
-	}
 	return 0;
 #else
 	(void)j;
@@ -353,11 +371,15 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 		rc = plan_limits(&p, j, s, env, why);
 	if (rc == 0 && (rc = fd_socketpair(sv)) != 0)
 		*why = "no socketpair for the shepherd";
+	if (rc == 0)
+		rc = plan_root(&p, s, why);
 	if (rc != 0) {
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
 		plan_free(&p);
 		release_cgroups(j);
+		fd_closep(&sv[0]);
+		fd_closep(&sv[1]);
 		return rc;
 	}
 	j->sys = env->sys ? env->sys : &job_sys_real;

@@ -9,10 +9,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/helperutil.h"
@@ -120,6 +122,70 @@ fresh_root_is_removed_after_failed_and_cancelled(void **state)
 	free(parent);
 }
 
+/*
+ * The parent's mtime, set far in the past: an entry made in it moves it,
+ * even one removed at once, so an unchanged mtime shows none ever was.
+ */
+static void
+age(const char *dir)
+{
+	const struct timespec old[2] = { { 1, 0 }, { 1, 0 } };
+
+	assert_int_equal(utimensat(AT_FDCWD, dir, old, 0), 0);
+}
+
+static void
+assert_untouched(const char *dir)
+{
+	struct stat st;
+
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mtim.tv_sec, 1);
+	assert_int_equal(st.st_mtim.tv_nsec, 0);
+	assert_int_equal(tu_count_entries(dir), 0);
+}
+
+/* A fresh-root job refused before its start: the parent never changes. */
+static void
+refused_job_never_makes_a_fresh_root(void **state)
+{
+	const char *const not_a_device[] = { "/etc/passwd", NULL };
+	char *parent = tu_mkdtemp("parent");
+	struct hu_job j;
+
+	age(parent);
+	hu_init(&j, parent, "exit", "0", NULL);
+	j.spec.flags = CONFINE_FRESH_SCRATCH;
+	j.spec.backend = CONFINE_BACKEND_SEATBELT;
+	j.spec.launcher = "/nonexistent/sandbox-exec";
+	assert_int_equal(hu_run(c, &j), -ENOTSUP);
+	hu_free(&j);
+	assert_untouched(parent);
+	/* No memory cgroup in Bazel's sandbox (limits_test asserts it). */
+	hu_init(&j, parent, "exit", "0", NULL);
+	j.spec.flags = CONFINE_FRESH_SCRATCH;
+	j.spec.limits.memory = INT64_C(64) << 20;
+	assert_int_equal(hu_run(c, &j), -ENOTSUP);
+	hu_free(&j);
+	assert_untouched(parent);
+	hu_init(&j, parent, "exit", "0", NULL);
+	j.spec.flags = CONFINE_FRESH_SCRATCH;
+	j.spec.devices = not_a_device;
+	assert_int_equal(hu_run(c, &j), -EINVAL);
+	hu_free(&j);
+	assert_untouched(parent);
+	hu_init(&j, parent, "exit", "0", NULL);
+	j.spec.flags = 0x80;
+	assert_int_equal(hu_run(c, &j), -EINVAL);
+	hu_free(&j);
+	assert_untouched(parent);
+	free(parent);
+}
+
+/*
+ * Refused in the job's own process (a bound the kernel will not set): the
+ * root was made for it, and is gone before the refusal is told.
+ */
 static void
 refused_job_leaves_no_fresh_root(void **state)
 {
@@ -128,20 +194,10 @@ refused_job_leaves_no_fresh_root(void **state)
 
 	hu_init(&j, parent, "exit", "0", NULL);
 	j.spec.flags = CONFINE_FRESH_SCRATCH;
-	j.spec.backend = CONFINE_BACKEND_SEATBELT;
-	j.spec.launcher = "/nonexistent/sandbox-exec";
-	assert_int_equal(hu_run(c, &j), -ENOTSUP);
-	hu_free(&j);
-	hu_init(&j, parent, "exit", "0", NULL);
-	j.spec.flags = CONFINE_FRESH_SCRATCH;
 	j.spec.limits.open_files = INT64_C(1) << 40;
 	assert_int_equal(hu_run(c, &j), -ENOTSUP);
 	hu_free(&j);
 	assert_int_equal(tu_count_entries(parent), 0);
-	hu_init(&j, parent, "exit", "0", NULL);
-	j.spec.flags = 0x80;
-	assert_int_equal(hu_run(c, &j), -EINVAL);
-	hu_free(&j);
 	free(parent);
 }
 
@@ -170,6 +226,7 @@ main(void)
 		cmocka_unit_test(fresh_root_is_removed_after_completed_without_following_links),
 		cmocka_unit_test(fresh_root_is_kept_after_uncertain),
 		cmocka_unit_test(fresh_root_is_removed_after_failed_and_cancelled),
+		cmocka_unit_test(refused_job_never_makes_a_fresh_root),
 		cmocka_unit_test(refused_job_leaves_no_fresh_root),
 		cmocka_unit_test(given_root_is_reported_and_left_alone),
 	};
