@@ -2,7 +2,9 @@
  * The contract's cases, for any backend that really confines: each
  * denial paired with the same probe run unconfined (backend none), each
  * asserting the backend's own denial errno. Linux runs them with Landlock
- * (job_test), a Mac with Seatbelt (tests/macos).
+ * (job_test), a Mac with Seatbelt (tests/macos). Beside the contract's
+ * own eight: the indirect writes out of DESIGN.md's invariant 6 (through
+ * a symlink, by rename, by hard link), portable, so both backends run them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,6 +151,88 @@ scratch_root_named_with_metacharacters_confines_exactly(void **state)
 	free(out);
 }
 
+/* `fixture op a [b]` under backend: its exit code, 0 or an errno. */
+static int
+probe(enum confine_backend backend, const char *scratch, const char *op,
+    const char *a, const char *b)
+{
+	struct jr j;
+	int rc;
+
+	jr_init(&j, backend, scratch, op, a, b, NULL);
+	jr_run(&j);
+	assert_int_equal(j.rc, 0);
+	assert_true(j.r.outcome == CONFINE_COMPLETED ||
+	    j.r.reason == CONFINE_REASON_EXIT_CODE);
+	rc = j.r.exit_code;
+	jr_free(&j);
+	return rc;
+}
+
+/*
+ * Invariant 6, the indirect ways out: each unconfined first (it gets out),
+ * then confined (the backend's denial errno, nothing changed outside).
+ */
+static void
+write_through_a_symlink_pointing_out(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *target = tu_join(d->outside, "target");
+	char *link = tu_join(d->scratch, "link");
+
+	jr_put(target, "orig");
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(probe(NONE, d->scratch, "write", link, NULL), 0);
+	jr_assert_text(target, "confined\n");
+	jr_put(target, "orig");
+	assert_int_equal(probe(cfg.backend, d->scratch, "write", link, NULL),
+	    cfg.write_errno);
+	jr_assert_text(target, "orig");
+	free(target);
+	free(link);
+}
+
+static void
+rename_out_and_in(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *in = tu_join(d->scratch, "f"), *out = tu_join(d->outside, "f");
+
+	jr_put(in, "x");
+	assert_int_equal(probe(NONE, d->scratch, "rename", in, out), 0);
+	assert_int_equal(rename(out, in), 0);
+	assert_int_equal(probe(cfg.backend, d->scratch, "rename", in, out),
+	    cfg.write_errno);
+	assert_true(tu_exists(in));
+	assert_false(tu_exists(out));
+	/* Into the root: removing it from outside is a write outside. */
+	assert_int_equal(rename(in, out), 0);
+	assert_int_equal(probe(NONE, d->scratch, "rename", out, in), 0);
+	assert_int_equal(rename(in, out), 0);
+	assert_int_equal(probe(cfg.backend, d->scratch, "rename", out, in),
+	    cfg.write_errno);
+	assert_true(tu_exists(out));
+	assert_false(tu_exists(in));
+	free(in);
+	free(out);
+}
+
+static void
+hard_link_out(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *in = tu_join(d->scratch, "f"), *out = tu_join(d->outside, "f");
+
+	jr_put(in, "x");
+	assert_int_equal(probe(NONE, d->scratch, "link", in, out), 0);
+	assert_int_equal(unlink(out), 0);
+	assert_int_equal(probe(cfg.backend, d->scratch, "link", in, out),
+	    cfg.write_errno);
+	assert_false(tu_exists(out));
+	free(in);
+	free(out);
+}
+
 /* The contract's detached descendant: not Completed, and killed after. */
 static void
 descendant_left_in_the_group_is_uncertain_and_killed(void **state)
@@ -216,6 +300,9 @@ contract_run(enum confine_backend backend, int write_errno, int net_errno,
 		T(network_connect_reaches_the_kernel_unconfined_and_is_refused_confined),
 		T(scratch_root_through_a_symlink_works),
 		T(scratch_root_named_with_metacharacters_confines_exactly),
+		T(write_through_a_symlink_pointing_out),
+		T(rename_out_and_in),
+		T(hard_link_out),
 		T(descendant_left_in_the_group_is_uncertain_and_killed),
 		T(exit_3_is_failed_exit_3),
 		T(deadline_cancels_and_the_group_is_gone),

@@ -13,6 +13,7 @@
 #include <netpacket/packet.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #endif
 #include <dirent.h>
@@ -111,10 +112,76 @@ cmd_write(int argc, char **argv)
 	return 0;
 }
 
+/* 0 for success, else the errno (as errno_exit), for a probe's exit. */
+static int
+result(int rc, const char *what)
+{
+	return rc < 0 ? errno_exit(what) : 0;
+}
+
+/*
+ * An address in a family: a loopback port for inet and inet6, a path or
+ * @NAME (the abstract namespace) for unix. 0 when it does not fit.
+ */
+static socklen_t
+addr_of(int family, const char *arg, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	switch (family) {
+	case AF_INET:
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)atoi(arg));
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return sizeof(*sin);
+	case AF_INET6:
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)atoi(arg));
+		sin6->sin6_addr = in6addr_loopback;
+		return sizeof(*sin6);
+	case AF_UNIX:
+		if (strlen(arg) >= sizeof(sun->sun_path))
+			return 0;
+		sun->sun_family = AF_UNIX;
+		strcpy(sun->sun_path, arg);
+		if (arg[0] != '@')
+			return sizeof(*sun);
+		sun->sun_path[0] = '\0';
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    strlen(arg));
+	default:
+		return 0;
+	}
+}
+
+/* connect, bind, listen or send (one datagram) on fd, to ADDR. */
+static int
+sock_op(int fd, int family, const char *op, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = addr_of(family, arg ? arg : "0", &ss);
+
+	if (len == 0)
+		return 125;
+	if (strcmp(op, "connect") == 0)
+		return result(connect(fd, (struct sockaddr *)&ss, len), "connect");
+	if (strcmp(op, "bind") == 0)
+		return result(bind(fd, (struct sockaddr *)&ss, len), "bind");
+	if (strcmp(op, "listen") == 0)
+		return result(listen(fd, 1), "listen");
+	if (strcmp(op, "send") == 0)
+		return result((int)sendto(fd, "x", 1, 0, (struct sockaddr *)&ss,
+		    len), "sendto");
+	return 125;
+}
+
+/* connect PORT: TCP over IPv4 to a loopback port. */
 static int
 cmd_connect(int argc, char **argv)
 {
-	struct sockaddr_in sin;
 	int fd;
 
 	if (argc < 3)
@@ -122,13 +189,7 @@ cmd_connect(int argc, char **argv)
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno_exit("socket");
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)atoi(argv[2]));
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0)
-		return errno_exit("connect");
-	return 0;
+	return sock_op(fd, AF_INET, "connect", argv[2]);
 }
 
 /* Leaves a child behind in the group and exits 0 at once. */
@@ -208,11 +269,20 @@ cmd_sigstate(int argc, char **argv)
 	return bad;
 }
 
-/* Prints pid, pgid and sid; exits 0 when it is not a group leader. */
+/*
+ * Prints pid, pgid and sid; exits 0 when it is not a group leader. With
+ * "wait", only once stdin is at EOF: a test does something meanwhile.
+ */
 static int
 cmd_ids(int argc, char **argv)
 {
+	char buf[64];
+
 	printf("%ld %ld %ld\n", (long)getpid(), (long)getpgrp(), (long)getsid(0));
+	fflush(stdout);
+	if (argc > 2 && strcmp(argv[2], "wait") == 0)
+		while (read(0, buf, sizeof(buf)) > 0)
+			;
 	return getpgrp() == getpid();
 }
 
@@ -389,14 +459,7 @@ cmd_fork_many(int argc, char **argv)
 	return 0;
 }
 
-#ifdef __linux__
 /* ---- escape probes: 0 when the operation succeeded, else its errno ---- */
-
-static int
-result(int rc, const char *what)
-{
-	return rc < 0 ? errno_exit(what) : 0;
-}
 
 static int
 cmd_rename(int argc, char **argv)
@@ -409,6 +472,8 @@ cmd_link(int argc, char **argv)
 {
 	return argc < 4 ? 125 : result(link(argv[2], argv[3]), "link");
 }
+
+#ifdef __linux__
 
 static int
 cmd_symlink(int argc, char **argv)
@@ -441,10 +506,23 @@ cmd_unlink(int argc, char **argv)
 	return argc < 3 ? 125 : result(unlink(argv[2]), "unlink");
 }
 
+/* mknod TYPE PATH: reg, fifo, sock, or chr/blk (1:3, /dev/null's numbers) */
 static int
-cmd_mkfifo(int argc, char **argv)
+cmd_mknod(int argc, char **argv)
 {
-	return argc < 3 ? 125 : result(mknod(argv[2], S_IFIFO | 0644, 0), "mknod");
+	static const struct { const char *name; mode_t mode; } types[] = {
+		{ "reg", S_IFREG }, { "fifo", S_IFIFO }, { "sock", S_IFSOCK },
+		{ "chr", S_IFCHR }, { "blk", S_IFBLK },
+	};
+	size_t i;
+
+	if (argc < 4)
+		return 125;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(argv[2], types[i].name) == 0)
+			return result(mknod(argv[3], types[i].mode | 0600,
+			    makedev(1, 3)), "mknod");
+	return 125;
 }
 
 static int
@@ -473,109 +551,92 @@ cmd_setxattr(int argc, char **argv)
 	    1, 0), "setxattr");
 }
 
+static const struct name_value {
+	const char *name;
+	int v;
+} families[] = {
+	{ "inet", AF_INET }, { "inet6", AF_INET6 }, { "unix", AF_UNIX },
+	{ "packet", AF_PACKET }, { "netlink", AF_NETLINK },
+}, sock_types[] = {
+	{ "stream", SOCK_STREAM }, { "dgram", SOCK_DGRAM }, { "raw", SOCK_RAW },
+};
+
+static int
+lookup(const struct name_value *t, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(name, t[i].name) == 0)
+			return t[i].v;
+	return -1;
+}
+
+#define LOOKUP(t, name) lookup((t), sizeof(t) / sizeof((t)[0]), (name))
+
+/*
+ * A socket of the family and type named by argv[2] and argv[3] (a raw
+ * inet one is ICMP): the descriptor, -1 with errno, or -2 for a name it
+ * does not know.
+ */
+static int
+open_socket(char **argv, int *family)
+{
+	int f = LOOKUP(families, argv[2]), t = LOOKUP(sock_types, argv[3]);
+	int proto = 0;
+
+	if (f < 0 || t < 0)
+		return -2;
+	if (t == SOCK_RAW && (f == AF_INET || f == AF_INET6))
+		proto = f == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+	*family = f;
+	return socket(f, t | SOCK_CLOEXEC, proto);
+}
+
 /* socket FAMILY TYPE: inet|inet6|unix|packet|netlink, stream|dgram|raw */
 static int
 cmd_socket(int argc, char **argv)
 {
-	static const struct { const char *name; int v; } fam[] = {
-		{ "inet", AF_INET }, { "inet6", AF_INET6 }, { "unix", AF_UNIX },
-		{ "packet", AF_PACKET }, { "netlink", AF_NETLINK },
-	}, typ[] = {
-		{ "stream", SOCK_STREAM }, { "dgram", SOCK_DGRAM },
-		{ "raw", SOCK_RAW },
-	};
-	int f = -1, t = -1, proto = 0;
-	size_t i;
+	int f, fd;
 
 	if (argc < 4)
 		return 125;
-	for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
-		if (strcmp(argv[2], fam[i].name) == 0)
-			f = fam[i].v;
-	for (i = 0; i < sizeof(typ) / sizeof(typ[0]); i++)
-		if (strcmp(argv[3], typ[i].name) == 0)
-			t = typ[i].v;
-	if (f < 0 || t < 0)
+	fd = open_socket(argv, &f);
+	return fd == -2 ? 125 : result(fd, "socket");
+}
+
+/*
+ * net FAMILY TYPE OP [ADDR]: a socket of its own, then OP (connect, bind,
+ * listen, send) to ADDR (sock_op).
+ */
+static int
+cmd_net(int argc, char **argv)
+{
+	int f, fd;
+
+	if (argc < 5)
 		return 125;
-	if (t == SOCK_RAW && (f == AF_INET || f == AF_INET6))
-		proto = f == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
-	return result(socket(f, t | SOCK_CLOEXEC, proto), "socket");
-}
-
-/* tcp6 PORT and udp4/udp6 PORT: connect, or send one datagram. */
-static int
-net(int family, int type, int port)
-{
-	struct sockaddr_in sin;
-	struct sockaddr_in6 sin6;
-	struct sockaddr *sa;
-	socklen_t len;
-	int fd;
-
-	memset(&sin, 0, sizeof(sin));
-	memset(&sin6, 0, sizeof(sin6));
-	if (family == AF_INET) {
-		sin.sin_family = AF_INET;
-		sin.sin_port = htons((uint16_t)port);
-		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa = (struct sockaddr *)&sin;
-		len = sizeof(sin);
-	} else {
-		sin6.sin6_family = AF_INET6;
-		sin6.sin6_port = htons((uint16_t)port);
-		sin6.sin6_addr = in6addr_loopback;
-		sa = (struct sockaddr *)&sin6;
-		len = sizeof(sin6);
-	}
-	fd = socket(family, type | SOCK_CLOEXEC, 0);
+	fd = open_socket(argv, &f);
 	if (fd < 0)
-		return errno_exit("socket");
-	if (type == SOCK_DGRAM)
-		return result((int)sendto(fd, "x", 1, 0, sa, len), "sendto");
-	return result(connect(fd, sa, len), "connect");
+		return fd == -2 ? 125 : errno_exit("socket");
+	return sock_op(fd, f, argv[4], argc > 5 ? argv[5] : NULL);
 }
 
+/*
+ * fd0 OP [ADDR]: OP on the socket that is stdin, made by the test, in its
+ * family: what Landlock itself decides, seccomp's socket() refusal aside.
+ */
 static int
-cmd_tcp6(int argc, char **argv)
+cmd_fd0(int argc, char **argv)
 {
-	return argc < 3 ? 125 : net(AF_INET6, SOCK_STREAM, atoi(argv[2]));
-}
+	socklen_t len = sizeof(int);
+	int family;
 
-static int
-cmd_udp4(int argc, char **argv)
-{
-	return argc < 3 ? 125 : net(AF_INET, SOCK_DGRAM, atoi(argv[2]));
-}
-
-static int
-cmd_udp6(int argc, char **argv)
-{
-	return argc < 3 ? 125 : net(AF_INET6, SOCK_DGRAM, atoi(argv[2]));
-}
-
-/* unix PATH, or @NAME for the abstract namespace. */
-static int
-cmd_unix_connect(int argc, char **argv)
-{
-	struct sockaddr_un sun;
-	socklen_t len;
-	int fd;
-
-	if (argc < 3 || strlen(argv[2]) >= sizeof(sun.sun_path))
+	if (argc < 3)
 		return 125;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	strcpy(sun.sun_path, argv[2]);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-	    strlen(argv[2]));
-	if (sun.sun_path[0] == '@')
-		sun.sun_path[0] = '\0';
-	else
-		len = sizeof(sun);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return errno_exit("socket");
-	return result(connect(fd, (struct sockaddr *)&sun, len), "connect");
+	if (getsockopt(0, SOL_SOCKET, SO_DOMAIN, &family, &len) != 0)
+		return errno_exit("SO_DOMAIN");
+	return sock_op(0, family, argv[2], argc > 3 ? argv[3] : NULL);
 }
 
 static int
@@ -587,14 +648,28 @@ cmd_socketpair(int argc, char **argv)
 	    "socketpair");
 }
 
+/*
+ * io-uring setup|enter|register. enter and register on a descriptor that
+ * is not open (not -1: register takes that as "no ring"): the kernel says
+ * EBADF, so an EPERM can only be the filter's.
+ */
 static int
 cmd_io_uring(int argc, char **argv)
 {
 	unsigned char params[120];
+	const char *op = argc > 2 ? argv[2] : "setup";
 
 	memset(params, 0, sizeof(params));
-	return result((int)syscall(SYS_io_uring_setup, 1, params),
-	    "io_uring_setup");
+	if (strcmp(op, "setup") == 0)
+		return result((int)syscall(SYS_io_uring_setup, 1, params),
+		    "io_uring_setup");
+	if (strcmp(op, "enter") == 0)
+		return result((int)syscall(SYS_io_uring_enter, 1000, 1, 0, 0,
+		    NULL, 0), "io_uring_enter");
+	if (strcmp(op, "register") == 0)
+		return result((int)syscall(SYS_io_uring_register, 1000, 0, NULL,
+		    0), "io_uring_register");
+	return 125;
 }
 
 /* The 32-bit socket(2) through int 0x80: another architecture's syscall. */
@@ -636,16 +711,17 @@ cmd_ptrace(int argc, char **argv)
 	    (pid_t)atol(argv[2]), NULL, NULL), "ptrace");
 }
 
-/* open /proc/PID/FILE for reading: mem, or fd/N */
+/* open /proc/PID/FILE (mem, or fd/N) for reading, or with "rw" for both */
 static int
 cmd_proc_open(int argc, char **argv)
 {
+	int mode = argc > 4 && strcmp(argv[4], "rw") == 0 ? O_RDWR : O_RDONLY;
 	char path[128];
 
 	if (argc < 4)
 		return 125;
 	snprintf(path, sizeof(path), "/proc/%s/%s", argv[2], argv[3]);
-	return result(open(path, O_RDONLY | O_CLOEXEC), path);
+	return result(open(path, mode | O_CLOEXEC), path);
 }
 
 /* Pushes a byte into the terminal on stdin. */
@@ -727,24 +803,22 @@ static const struct {
 	{ "open-many", cmd_open_many },
 	{ "write-big", cmd_write_big },
 	{ "fork-many", cmd_fork_many },
-#ifdef __linux__
 	{ "rename", cmd_rename },
 	{ "link", cmd_link },
+#ifdef __linux__
 	{ "symlink", cmd_symlink },
 	{ "open-trunc", cmd_open_trunc },
 	{ "truncate", cmd_truncate },
 	{ "mkdir", cmd_mkdir },
 	{ "unlink", cmd_unlink },
-	{ "mkfifo", cmd_mkfifo },
+	{ "mknod", cmd_mknod },
 	{ "chmod", cmd_chmod },
 	{ "chown", cmd_chown },
 	{ "utime", cmd_utime },
 	{ "setxattr", cmd_setxattr },
 	{ "socket", cmd_socket },
-	{ "tcp6", cmd_tcp6 },
-	{ "udp4", cmd_udp4 },
-	{ "udp6", cmd_udp6 },
-	{ "unix-connect", cmd_unix_connect },
+	{ "net", cmd_net },
+	{ "fd0", cmd_fd0 },
 	{ "socketpair", cmd_socketpair },
 	{ "io-uring", cmd_io_uring },
 	{ "socket32", cmd_socket32 },

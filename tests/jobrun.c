@@ -3,9 +3,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/clock.h"
@@ -65,6 +69,76 @@ void
 jr_run(struct jr *j)
 {
 	jr_run_env(j, &jr_env);
+}
+
+static _Noreturn void
+intrude(int in_wr, int out_rd, void (*join)(long pid, long pgid))
+{
+	long pid, pgid, sid;
+	FILE *f = fdopen(out_rd, "r");
+
+	if (f == NULL || fscanf(f, "%ld %ld %ld", &pid, &pgid, &sid) != 3)
+		_exit(2);
+	join(pid, pgid);
+	close(in_wr);
+	sleep(30);
+	_exit(0);
+}
+
+pid_t
+jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
+{
+	int in[2], out[2], status = 0;
+	pid_t keeper, intruder;
+
+	assert_int_equal(fd_pipe(in), 0);
+	assert_int_equal(fd_pipe(out), 0);
+	keeper = fork();
+	assert_true(keeper >= 0);
+	if (keeper == 0) {
+		close(in[0]);
+		close(out[1]);
+		intruder = fork();
+		if (intruder == 0)
+			intrude(in[1], out[0], join);
+		close(in[1]);
+		close(out[0]);
+		while (intruder > 0 && waitpid(intruder, &status, 0) < 0 &&
+		    errno == EINTR)
+			;
+		_exit(intruder > 0 && WIFSIGNALED(status) &&
+		    WTERMSIG(status) == SIGKILL ? 0 : 1);
+	}
+	/* Only the intruder may end the job's stdin. */
+	close(in[1]);
+	close(out[0]);
+	j->spec.fd[0] = in[0];
+	j->spec.fd[1] = out[1];
+	jr_run(j);
+	close(in[0]);
+	close(out[1]);
+	j->spec.fd[0] = j->spec.fd[1] = -1;
+	return keeper;
+}
+
+void
+jr_put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+void
+jr_assert_text(const char *path, const char *text)
+{
+	char *got = tu_slurp(path, NULL);
+
+	assert_non_null(got);
+	assert_string_equal(got, text);
+	free(got);
 }
 
 void

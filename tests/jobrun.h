@@ -29,6 +29,22 @@ void jr_run(struct jr *j);
 void jr_run_env(struct jr *j, const struct job_env *env);
 void jr_free(struct jr *j);
 
+/*
+ * Runs j (`fixture ids wait`) with an intruder: a process that is not the
+ * job's descendant and that, once the job has printed its ids, calls
+ * join(pid, pgid) on itself (to enter the job's group or its cgroup; it
+ * _exits on failure), lets the job exit 0 by closing its stdin, and
+ * sleeps 30 s. Its parent, a keeper outside the job, reaps it at once, so
+ * that no zombie of it stays anywhere. Returns the keeper's pid: it exits
+ * 0 when the intruder died of SIGKILL, else 1.
+ */
+pid_t jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid));
+
+/* Writes text to path, replacing what was there. */
+void jr_put(const char *path, const char *text);
+/* Asserts that path holds exactly text. */
+void jr_assert_text(const char *path, const char *text);
+
 /* A scratch root and a directory outside it, as a cmocka state. */
 struct jr_dirs {
 	char *scratch;
