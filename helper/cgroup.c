@@ -383,7 +383,9 @@ cgroup_job_populated(const struct cgroup_job *job)
 		return -errno;
 	buf[n] = '\0';
 	p = strstr(buf, "populated ");
-	if (p == NULL)
+	/* Only what the kernel writes: anything else is no proof of empty. */
+	if (p == NULL || (p[10] != '0' && p[10] != '1') ||
+	    (p[11] != '\n' && p[11] != '\0'))
 		return -EBADMSG;
 	return p[10] == '1';
 }

@@ -2,8 +2,10 @@
  * cgroups, for real: this target runs unsandboxed (Bazel's sandbox mounts
  * cgroupfs read-only), as root on a writable cgroup v2 hierarchy, and
  * fails, never skips, when there is none. Each job gets its own cgroup;
- * the proof is "populated 0"; deadlines use cgroup.kill; memory and
- * process bounds use the memory and pids controllers.
+ * the proof is "populated 0", and it sees what nothing else does (a
+ * process moved into the cgroup from outside the job); deadlines use
+ * cgroup.kill, even when the group's SIGKILL is lost; memory and process
+ * bounds use the memory and pids controllers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,6 +314,136 @@ a_job_after_a_killed_one_is_not_killed(void **state)
 	}
 }
 
+/*
+ * The intruder's way in: the job's v2 cgroup, read from its
+ * /proc/PID/cgroup, beneath the helper's (jr_env's, inherited).
+ */
+static void
+join_cgroup(long pid, long pgid)
+{
+	char path[64], procs[96], self[24], *text, *line, *end, *name;
+	int fd, n;
+
+	(void)pgid;
+	snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
+	text = tu_slurp(path, NULL);
+	if (text == NULL)
+		_exit(4);
+	line = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
+	if (line == NULL)
+		_exit(4);
+	if ((end = strchr(line + 1, '\n')) != NULL)
+		*end = '\0';
+	name = strrchr(line, '/');
+	if (name == NULL)
+		_exit(4);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", name + 1);
+	n = snprintf(self, sizeof(self), "%ld", (long)getpid());
+	fd = openat(jr_env.cg.v2, procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, self, (size_t)n) != n)
+		_exit(4);
+	close(fd);
+}
+
+/*
+ * A process that is not the job's descendant, nor in its group, is moved
+ * into its cgroup while it runs: only the cgroup proof sees it. The job
+ * exits 0 and is not Completed; cgroup.kill ends the intruder (neither the
+ * group kill nor the shepherd's sweep can reach it), and then the cgroup
+ * proves it empty.
+ */
+static void
+a_process_moved_into_the_jobs_cgroup_is_found_and_killed(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	pid_t keeper;
+	int status;
+
+	jr_init(&j, LL, d->scratch, "ids", "wait", NULL);
+	keeper = jr_run_intruded(&j, join_cgroup);
+	assert_int_equal(waitpid(keeper, &status, 0), keeper);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.exit_code, 0);
+	/* Exit 0: the intruder died of SIGKILL. */
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
+	assert_int_equal(job_cgroups(jr_env.cg.v2), 0);
+	jr_free(&j);
+}
+
+/* The seam's kill, with every SIGKILL to a group said sent and lost. */
+static int
+lose_group_sigkill(pid_t pid, int sig)
+{
+	if (pid < 0 && sig == SIGKILL)
+		return 0;
+	return kill(pid, sig);
+}
+
+/*
+ * Deadlines kill through cgroup.kill too: with the group's SIGKILL lost,
+ * the job (and what escaped its group) still dies of SIGKILL at once, not
+ * after its 30 s, and it is Cancelled.
+ */
+static void
+deadline_kills_through_cgroup_kill(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct job_sys sys = job_sys_real;
+	struct job_env env = jr_env;
+	long pid, pgid, sid;
+	struct jr j;
+
+	sys.kill = lose_group_sigkill;
+	env.sys = &sys;
+	jr_init(&j, LL, d->scratch, "setsid", "30000", "then-sleep", NULL);
+	j.spec.deadline_ms = 100;
+	jr_run_env(&j, &env);
+	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	assert_int_equal(j.r.signal, SIGKILL);
+	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
+	assert_true(tu_gone((pid_t)pid));
+	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
+	jr_free(&j);
+}
+
+/* The proof rests on "populated 0" as the kernel writes it, nothing else. */
+static void
+populated_is_read_strictly(void **state)
+{
+	static const struct {
+		const char *text;
+		int want;
+	} cases[] = {
+		{ "populated 0\nfrozen 0\n", 0 },
+		{ "populated 1\nfrozen 0\n", 1 },
+		{ "populated 0", 0 },
+		{ "populated 2\n", -EBADMSG },
+		{ "populated 01\n", -EBADMSG },
+		{ "populated \n", -EBADMSG },
+		{ "frozen 0\n", -EBADMSG },
+		{ "", -EBADMSG },
+	};
+	char *dir = tu_mkdtemp("events"), *path = tu_join(dir, "cgroup.events");
+	struct cgroup_job job;
+	size_t i;
+
+	memset(&job, 0, sizeof(job));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		jr_put(path, cases[i].text);
+		job.events = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(job.events >= 0);
+		assert_int_equal(cgroup_job_populated(&job), cases[i].want);
+		close(job.events);
+	}
+	job.events = -1;
+	assert_int_equal(cgroup_job_populated(&job), -ENOENT);
+	free(path);
+	free(dir);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -328,6 +460,9 @@ main(void)
 		T(double_forked_daemon_under_cgroups_is_uncertain_and_killed),
 		T(memory_bound_is_the_oom_killer),
 		T(process_bound_is_a_failed_fork),
+		T(a_process_moved_into_the_jobs_cgroup_is_found_and_killed),
+		T(deadline_kills_through_cgroup_kill),
+		cmocka_unit_test(populated_is_read_strictly),
 		cmocka_unit_test(process_bound_without_cgroups_is_rlimit_nproc_for_a_user),
 	};
 	int rc;

@@ -4,6 +4,7 @@
  * shepherd is their subreaper: they are found, the job is never Completed,
  * and they are killed. Each case also shows the escape itself: the
  * leftover's group is not the job's, so the pgid proof alone would pass.
+ * And the converse, where only the pgid check sees what is left.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,8 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/jobrun.h"
 #include "tests/testutil.h"
@@ -112,6 +115,39 @@ failed_job_with_a_leftover_stays_failed(void **state)
 	jr_free(&j);
 }
 
+static void
+join_group(long pid, long pgid)
+{
+	(void)pid;
+	if (setpgid(0, (pid_t)pgid) != 0)
+		_exit(4);
+}
+
+/*
+ * The other way round: a process that is not the job's descendant joins
+ * its group (it may: the same session). The subreaper cannot see it, the
+ * pgid check does: not Completed, and the cleanup's group kill ends it.
+ */
+static void
+a_process_that_joined_the_group_is_found_by_the_pgid_check(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct jr j;
+	pid_t keeper;
+	int status;
+
+	jr_init(&j, LL, d->scratch, "ids", "wait", NULL);
+	keeper = jr_run_intruded(&j, join_group);
+	assert_int_equal(waitpid(keeper, &status, 0), keeper);
+	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	assert_int_equal(j.r.exit_code, 0);
+	/* Exit 0: the intruder died of SIGKILL. */
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(j.r.proof, CONFINE_PROOF_SUBREAPER);
+	jr_free(&j);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -123,6 +159,7 @@ main(void)
 		T(double_forked_daemon_is_uncertain_and_killed),
 		T(escaped_descendant_under_a_deadline_is_cancelled_and_killed),
 		T(failed_job_with_a_leftover_stays_failed),
+		T(a_process_that_joined_the_group_is_found_by_the_pgid_check),
 	};
 
 	jr_setup();
