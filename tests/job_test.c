@@ -181,6 +181,25 @@ missing_cwd_is_failed_exec_at_the_cwd_step(void **state)
 	jr_free(&j);
 }
 
+/* A descriptor that is not open: the stdio step fails with EBADF. */
+static void
+closed_stdio_descriptor_is_failed_exec_at_the_stdio_step(void **state)
+{
+	struct jr_dirs *d = *state;
+	const int closed = 1000;  /* above anything the shepherd opens */
+	struct jr j;
+
+	assert_int_equal(fcntl(closed, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+	j.spec.fd[0] = closed;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXEC);
+	assert_int_equal(j.r.error, EBADF);
+	assert_int_equal(j.r.step, CONFINE_STEP_STDIO);
+	jr_free(&j);
+}
+
 /* Refused before anything is spawned: the marker is never written. */
 static void
 bad_input_is_invalid_before_any_spawn(void **state)
@@ -686,6 +705,7 @@ main(void)
 		T(missing_program_is_failed_exec_enoent),
 		T(program_without_exec_permission_is_failed_exec_eacces),
 		T(missing_cwd_is_failed_exec_at_the_cwd_step),
+		T(closed_stdio_descriptor_is_failed_exec_at_the_stdio_step),
 		T(bad_input_is_invalid_before_any_spawn),
 		T(environment_is_empty_unless_given),
 		T(only_stdio_is_inherited),
