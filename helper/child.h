@@ -3,9 +3,10 @@
  * default signal dispositions and an empty mask; the job's stdio in place
  * and every other descriptor closed; cwd; confinement; exec with exactly
  * the given environment. (The process group was made by the shepherd.)
- * Around them: the job's cgroups are joined first (before it could fork),
- * its rlimits set last (so that a low RLIMIT_NOFILE cannot starve the
- * setup). A failure is written to errfd as {step, errno}; EOF on its read
+ * Around them: the job's cgroups are joined right after the signals
+ * (before it could fork), a launcher's program is checked after
+ * confinement, and its rlimits are set last (so that a low RLIMIT_NOFILE
+ * cannot starve the setup). A failure is written to errfd as {step, errno}; EOF on its read
  * end means exec happened.
  */
 #ifndef CONFINE_CHILD_H
