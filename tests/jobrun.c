@@ -85,7 +85,7 @@ intrude(int in_wr, int out_rd, void (*join)(long pid, long pgid))
 	_exit(0);
 }
 
-pid_t
+bool
 jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 {
 	int in[2], out[2], status = 0;
@@ -118,7 +118,8 @@ jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 	close(in[0]);
 	close(out[1]);
 	j->spec.fd[0] = j->spec.fd[1] = -1;
-	return keeper;
+	assert_int_equal(waitpid(keeper, &status, 0), keeper);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 void

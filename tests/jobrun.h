@@ -2,6 +2,8 @@
 #ifndef CONFINE_JOBRUN_H
 #define CONFINE_JOBRUN_H
 
+#include <stdbool.h>
+
 #include "helper/job.h"
 
 struct jr {
@@ -35,10 +37,10 @@ void jr_free(struct jr *j);
  * join(pid, pgid) on itself (to enter the job's group or its cgroup; it
  * _exits on failure), lets the job exit 0 by closing its stdin, and
  * sleeps 30 s. Its parent, a keeper outside the job, reaps it at once, so
- * that no zombie of it stays anywhere. Returns the keeper's pid: it exits
- * 0 when the intruder died of SIGKILL, else 1.
+ * that no zombie of it stays anywhere. Returns true when the intruder died
+ * of SIGKILL (waiting for it, after the job).
  */
-pid_t jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid));
+bool jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid));
 
 /* Writes text to path, replacing what was there. */
 void jr_put(const char *path, const char *text);
