@@ -93,6 +93,28 @@ spawn_round_trips(void **state)
 	wire_buf_free(&b);
 }
 
+/* Zeroed whole, padding too, so that results can be compared as bytes. */
+static void
+sample_result(struct confine_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->outcome = CONFINE_UNCERTAIN;
+	r->reason = CONFINE_REASON_KILL_AMBIGUOUS;
+	r->exit_code = -1;
+	r->signal = 9;
+	r->error = 1;
+	r->step = CONFINE_STEP_LIMITS;
+	r->pid = 123;
+	r->pgid = 122;
+	r->backend = CONFINE_BACKEND_SEATBELT;
+	r->proof = CONFINE_PROOF_CGROUP;
+	r->scratch_kept = 1;
+	r->wall_us = INT64_C(1) << 40;
+	r->user_us = 7;
+	r->sys_us = 8;
+	r->max_rss_kib = 9;
+}
+
 static void
 settled_round_trips(void **state)
 {
@@ -101,23 +123,7 @@ settled_round_trips(void **state)
 	const uint8_t *p;
 	uint32_t len;
 
-	/* Zeroed whole, padding too, so that bytes can be compared. */
-	memset(&r, 0, sizeof(r));
-	r.outcome = CONFINE_UNCERTAIN;
-	r.reason = CONFINE_REASON_KILL_AMBIGUOUS;
-	r.exit_code = -1;
-	r.signal = 9;
-	r.error = EPERM;
-	r.step = CONFINE_STEP_LIMITS;
-	r.pid = 123;
-	r.pgid = 122;
-	r.backend = CONFINE_BACKEND_SEATBELT;
-	r.proof = CONFINE_PROOF_CGROUP;
-	r.scratch_kept = 1;
-	r.wall_us = INT64_C(1) << 40;
-	r.user_us = 7;
-	r.sys_us = 8;
-	r.max_rss_kib = 9;
+	sample_result(&r);
 	assert_int_equal(wire_put_settled(&b, 7, &r), 0);
 	p = payload(&b, WIRE_SETTLED, 7, &len);
 	assert_int_equal(len, WIRE_SETTLED_LEN);
@@ -174,6 +180,215 @@ small_messages_round_trip(void **state)
 	assert_int_equal(wire_put_empty(&b, WIRE_CANCEL, 5), 0);
 	p = payload(&b, WIRE_CANCEL, 5, &len);
 	assert_int_equal(len, 0);
+	wire_buf_free(&b);
+}
+
+/*
+ * Golden bytes: each message exactly as docs/protocol.md spells it out,
+ * so that two fields swapped in both the encoder and the decoder (a round
+ * trip would not notice) are caught.
+ */
+#define U16(v) (uint8_t)((v) >> 8), (uint8_t)(v)
+#define U32(v) (uint8_t)((uint32_t)(v) >> 24), (uint8_t)((uint32_t)(v) >> 16), \
+	U16((uint32_t)(v) & 0xffff)
+#define U64(v) U32((uint64_t)(v) >> 32), U32((uint64_t)(v) & 0xffffffffu)
+#define HDR(len, type, nfds, id) U32(len), U16(type), U16(nfds), U32(id)
+
+/* b holds exactly want, and its payload is handed back for decoding. */
+static const uint8_t *
+golden(struct wire_buf *b, int rc, const uint8_t *want, size_t n,
+    uint32_t *len)
+{
+	struct wire_hdr h;
+
+	assert_int_equal(rc, 0);
+	assert_int_equal(b->len, n);
+	assert_memory_equal(b->p, want, n);
+	assert_int_equal(wire_hdr_decode(want, &h), 0);
+	*len = h.len;
+	return want + WIRE_HDR_LEN;
+}
+
+static void
+hello_bytes(void **state)
+{
+	static const uint8_t req[] = { HDR(8, 1, 0, 0), 'C', 'N', 'F', 'N',
+		U16(2), U16(5) };
+	static const uint8_t rep[] = { HDR(16, 1, 0, 0), 'C', 'N', 'F', 'N',
+		U16(3), U16(0), U32(123456), U32(-38) };
+	struct wire_hello h = { .version_min = 2, .version_max = 5 }, d;
+	struct wire_buf b = { 0 };
+	const uint8_t *p;
+	uint32_t len;
+
+	p = golden(&b, wire_put_hello(&b, &h, 0), req, sizeof(req), &len);
+	assert_int_equal(wire_get_hello(p, len, &d, 0), 0);
+	assert_int_equal(d.version_min, 2);
+	assert_int_equal(d.version_max, 5);
+	wire_buf_free(&b);
+
+	h.version = 3;
+	h.pid = 123456;
+	h.landlock_abi = -38;
+	p = golden(&b, wire_put_hello(&b, &h, 1), rep, sizeof(rep), &len);
+	assert_int_equal(wire_get_hello(p, len, &d, 1), 0);
+	assert_int_equal(d.version, 3);
+	assert_int_equal(d.pid, 123456);
+	assert_int_equal(d.landlock_abi, -38);
+	wire_buf_free(&b);
+}
+
+static void
+spawn_bytes(void **state)
+{
+	static const uint8_t want[] = { HDR(138, 2, 2, 42),
+		1, 5, U16(1), U32(0),
+		U64(1500), U64(250),
+		U64(1), U64(2), U64(3), U64(4), U64(5), U64(6),
+		U32(3), '/', 'x', 0, U32(3), '/', 's', 0, U32(3), '/', 'c', 0,
+		U32(1), 0,
+		U32(2), U32(2), 'a', 0, U32(3), 'b', 'c', 0,
+		U32(1), U32(4), 'E', '=', '1', 0,
+		U32(1), U32(3), '/', 'd', 0 };
+	static const char *const argv[] = { "a", "bc", NULL };
+	static const char *const envp[] = { "E=1", NULL };
+	static const char *const devs[] = { "/d", NULL };
+	struct wire_buf b = { 0 };
+	const uint8_t *p;
+	struct spec s, d;
+	unsigned mask;
+	uint32_t len;
+	void *arena;
+
+	memset(&s, 0, sizeof(s));
+	s.exe = "/x";
+	s.scratch = "/s";
+	s.cwd = "/c";
+	s.argv = argv;
+	s.argc = 2;
+	s.envp = envp;
+	s.envc = 1;
+	s.devices = devs;
+	s.ndevices = 1;
+	s.deadline_ms = 1500;
+	s.grace_ms = 250;
+	s.backend = CONFINE_BACKEND_LANDLOCK;
+	s.limits.cpu_seconds = 1;
+	s.limits.address_space = 2;
+	s.limits.open_files = 3;
+	s.limits.file_size = 4;
+	s.limits.processes = 5;
+	s.limits.memory = 6;
+	s.fresh_scratch = true;
+	p = golden(&b, wire_put_spawn(&b, 42, &s, 5, 2), want, sizeof(want),
+	    &len);
+	assert_int_equal(wire_get_spawn(p, len, &d, &mask, &arena), 0);
+	assert_int_equal(mask, 5);
+	assert_int_equal(d.backend, CONFINE_BACKEND_LANDLOCK);
+	assert_true(d.fresh_scratch);
+	assert_int_equal(d.deadline_ms, 1500);
+	assert_int_equal(d.grace_ms, 250);
+	assert_int_equal(d.limits.cpu_seconds, 1);
+	assert_int_equal(d.limits.address_space, 2);
+	assert_int_equal(d.limits.open_files, 3);
+	assert_int_equal(d.limits.file_size, 4);
+	assert_int_equal(d.limits.processes, 5);
+	assert_int_equal(d.limits.memory, 6);
+	assert_string_equal(d.exe, "/x");
+	assert_string_equal(d.scratch, "/s");
+	assert_string_equal(d.cwd, "/c");
+	assert_null(d.launcher);
+	assert_int_equal(d.argc, 2);
+	assert_string_equal(d.argv[0], "a");
+	assert_string_equal(d.argv[1], "bc");
+	assert_int_equal(d.envc, 1);
+	assert_string_equal(d.envp[0], "E=1");
+	assert_int_equal(d.ndevices, 1);
+	assert_string_equal(d.devices[0], "/d");
+	free(arena);
+	wire_buf_free(&b);
+}
+
+static void
+started_bytes(void **state)
+{
+	static const uint8_t want[] = { HDR(15, 3, 0, 3), U32(1000), U32(999),
+		U32(3), '/', 'r', 0 };
+	struct wire_buf b = { 0 };
+	const uint8_t *p;
+	const char *root;
+	pid_t pid, pgid;
+	uint32_t len;
+
+	p = golden(&b, wire_put_started(&b, 3, 1000, 999, "/r"), want,
+	    sizeof(want), &len);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root), 0);
+	assert_int_equal(pid, 1000);
+	assert_int_equal(pgid, 999);
+	assert_string_equal(root, "/r");
+	wire_buf_free(&b);
+}
+
+static void
+settled_bytes(void **state)
+{
+	static const uint8_t want[] = { HDR(60, 4, 0, 7),
+		4, 8, 6, 2, 3, 1, U16(0),
+		U32(-1), U32(9), U32(1), U32(123), U32(122),
+		U64(UINT64_C(1) << 40), U64(7), U64(8), U64(9) };
+	struct confine_result r, d;
+	struct wire_buf b = { 0 };
+	const uint8_t *p;
+	uint32_t len;
+
+	sample_result(&r);
+	p = golden(&b, wire_put_settled(&b, 7, &r), want, sizeof(want), &len);
+	assert_int_equal(wire_get_settled(p, len, &d), 0);
+	assert_memory_equal(&d, &r, sizeof(r));
+	wire_buf_free(&b);
+}
+
+static void
+error_bytes(void **state)
+{
+	static const uint8_t want[] = { HDR(20, 6, 0, 4), U32(22), U16(1),
+		U16(0), U32(8), 't', 'o', 'o', ' ', 'o', 'l', 'd', 0 };
+	struct wire_buf b = { 0 };
+	struct wire_error e;
+	const uint8_t *p;
+	uint32_t len;
+
+	assert_int_equal(EINVAL, 22);
+	p = golden(&b, wire_put_error(&b, 4, EINVAL, "too old"), want,
+	    sizeof(want), &len);
+	assert_int_equal(wire_get_error(p, len, &e), 0);
+	assert_int_equal(e.err, EINVAL);
+	assert_int_equal(e.code, WIRE_ERR_INVALID);
+	assert_string_equal(e.message, "too old");
+	wire_buf_free(&b);
+}
+
+static void
+empty_message_bytes(void **state)
+{
+	static const uint8_t cancel[] = { HDR(0, 5, 0, 5) };
+	static const uint8_t shutdown[] = { HDR(0, 7, 0, 0) };
+	struct wire_buf b = { 0 };
+	struct wire_hdr h;
+	uint32_t len;
+
+	(void)golden(&b, wire_put_empty(&b, WIRE_CANCEL, 5), cancel,
+	    sizeof(cancel), &len);
+	assert_int_equal(wire_hdr_decode(cancel, &h), 0);
+	assert_int_equal(h.type, WIRE_CANCEL);
+	assert_int_equal(h.id, 5);
+	assert_int_equal(h.len, 0);
+	wire_buf_free(&b);
+	(void)golden(&b, wire_put_empty(&b, WIRE_SHUTDOWN, 0), shutdown,
+	    sizeof(shutdown), &len);
+	assert_int_equal(wire_hdr_decode(shutdown, &h), 0);
+	assert_int_equal(h.type, WIRE_SHUTDOWN);
+	assert_int_equal(h.nfds, 0);
 	wire_buf_free(&b);
 }
 
@@ -418,6 +633,12 @@ main(void)
 		cmocka_unit_test(spawn_round_trips),
 		cmocka_unit_test(settled_round_trips),
 		cmocka_unit_test(small_messages_round_trip),
+		cmocka_unit_test(hello_bytes),
+		cmocka_unit_test(spawn_bytes),
+		cmocka_unit_test(started_bytes),
+		cmocka_unit_test(settled_bytes),
+		cmocka_unit_test(error_bytes),
+		cmocka_unit_test(empty_message_bytes),
 		cmocka_unit_test(header_checks_length_and_fds_once),
 		cmocka_unit_test(truncated_spawn_is_refused_at_every_length),
 		cmocka_unit_test(trailing_bytes_are_refused),
