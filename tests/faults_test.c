@@ -78,17 +78,11 @@ helper_killed_with_a_hundred_jobs_in_flight(void **state)
 	confine_close(c);
 }
 
+/* Nothing left: the helper, the shepherds, the jobs and their groups. */
 static void
 host_killed_with_a_hundred_jobs_in_flight(void **state)
 {
-	pid_t host, got[HUNDRED + 1];
-	int i;
-
-	host = hu_host("exec", scratch, HUNDRED, got);
-	assert_int_equal(kill(host, SIGKILL), 0);
-	assert_int_equal(waitpid(host, NULL, 0), host);
-	for (i = 0; i <= HUNDRED; i++)
-		assert_true(tu_gone(got[i]));
+	hu_kill_host("exec", scratch, HUNDRED);
 }
 
 /* Out of descriptors, a spawn is refused; the helper goes on serving. */
@@ -199,12 +193,7 @@ client_that_never_reads_does_not_block_others(void **state)
 	listener = hu_listen(sock, NULL);
 	fd = hu_raw_connect(sock);
 	assert_int_equal(wire_put_hello(&b, &hi, 0), 0);
-	memset(&s, 0, sizeof(s));
-	s.exe = hu_fixture;
-	s.argv = argv;
-	s.argc = 3;
-	s.scratch = scratch;
-	s.fd[0] = s.fd[1] = s.fd[2] = -1;
+	hu_spec(&s, argv, scratch);
 	for (id = 1; id <= 4000; id++)
 		assert_int_equal(wire_put_spawn(&b, id, &s, 0, 0), 0);
 	assert_int_equal(fd_nonblock(fd), 0);

@@ -3,7 +3,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -200,6 +202,18 @@ hu_host(const char *mode, const char *scratch, int n, pid_t *pids)
 	return pid;
 }
 
+void
+hu_spec(struct spec *s, const char *const *argv, const char *scratch)
+{
+	memset(s, 0, sizeof(*s));
+	s->exe = hu_fixture;
+	s->argv = argv;
+	while (argv[s->argc] != NULL)
+		s->argc++;
+	s->scratch = scratch;
+	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+}
+
 int
 hu_raw_connect(const char *path)
 {
@@ -212,4 +226,142 @@ hu_raw_connect(const char *path)
 	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	return fd;
+}
+
+void
+hu_await_exit(pid_t pid)
+{
+	siginfo_t si;
+	int rc;
+
+	/* The library reaps its helpers; it may have done so already. */
+	do
+		rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+	while (rc != 0 && errno == EINTR);
+	assert_true(rc == 0 || errno == ECHILD);
+}
+
+/* Where /proc/PID/NAME points, or "" when unreadable. */
+static void
+proc_link(char *out, size_t cap, pid_t pid, const char *name)
+{
+	char link[340];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%ld/%s", (long)pid, name);
+	n = readlink(link, out, cap - 1);
+	out[n > 0 ? n : 0] = '\0';
+}
+
+bool
+hu_runs(pid_t pid, const char *path)
+{
+	char want[PATH_MAX], exe[PATH_MAX];
+
+	assert_non_null(realpath(path, want));
+	proc_link(exe, sizeof(exe), pid, "exe");
+	return strcmp(exe, want) == 0;
+}
+
+bool
+hu_has_open(pid_t pid, const char *path)
+{
+	char dir[64], name[300], want[PATH_MAX], got[PATH_MAX];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	assert_non_null(realpath(path, want));
+	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)pid);
+	d = opendir(dir);
+	assert_non_null(d);
+	while (!found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "fd/%s", e->d_name);
+		proc_link(got, sizeof(got), pid, name);
+		found = strcmp(got, want) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+bool
+hu_gone(pid_t who)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	/* 0, 1 and -1 would ask about ourselves or everyone: a mistake. */
+	assert_true(who > 1 || who < -1);
+	for (i = 0; i < 6000; i++) {
+		if (kill(who, 0) != 0 && errno == ESRCH)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/* The helper's children: its shepherds, one per job. */
+static int
+children_of(pid_t pid, pid_t *out, int cap)
+{
+	char path[96], *s, *p, *end;
+	int n = 0;
+	long v;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
+	    (long)pid);
+	s = tu_slurp(path, NULL);
+	assert_non_null(s);
+	for (p = s; n < cap; p = end) {
+		v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		out[n++] = (pid_t)v;
+	}
+	free(s);
+	return n;
+}
+
+void
+hu_kill_host(const char *mode, const char *scratch, int n)
+{
+	pid_t *pids = calloc((size_t)n + 1, sizeof(pid_t));
+	pid_t *pgids = calloc((size_t)n, sizeof(pid_t));
+	pid_t *shepherds = calloc((size_t)n, sizeof(pid_t));
+	pid_t host;
+	int i, nshep;
+
+	assert_non_null(pids);
+	assert_non_null(pgids);
+	assert_non_null(shepherds);
+	host = hu_host(mode, scratch, n, pids);
+	for (i = 0; i < n; i++) {
+		/* The job's group is its shepherd's: not the job, not ours. */
+		pgids[i] = getpgid(pids[i + 1]);
+		assert_true(pgids[i] > 1);
+		assert_int_not_equal(pgids[i], pids[i + 1]);
+		assert_int_not_equal(pgids[i], getpgrp());
+	}
+	nshep = children_of(pids[0], shepherds, n);
+	assert_int_equal(nshep, n);
+	for (i = 0; i < n; i++) {
+		int k = 0;
+
+		while (k < nshep && shepherds[k] != pgids[i])
+			k++;
+		assert_true(k < nshep);
+	}
+	assert_int_equal(kill(host, SIGKILL), 0);
+	assert_int_equal(waitpid(host, NULL, 0), host);
+	assert_true(hu_gone(pids[0]));
+	for (i = 0; i < n; i++) {
+		assert_true(hu_gone(pids[i + 1]));
+		assert_true(hu_gone(-pgids[i]));
+		assert_true(hu_gone(shepherds[i]));
+	}
+	free(pids);
+	free(pgids);
+	free(shepherds);
 }

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "confine/confine.h"
+#include "src/spec.h"
 
 extern char *hu_fixture;
 extern char *hu_helper;
@@ -50,7 +51,32 @@ pid_t hu_read_pid(int fd);
  */
 pid_t hu_host(const char *mode, const char *scratch, int n, pid_t *pids);
 
+/*
+ * Starts tests/host in mode with n sleeping jobs, kills the host with
+ * SIGKILL and asserts that nothing of it outlives it: not the helper, not
+ * a shepherd, not a job, not a process in any job's group.
+ */
+void hu_kill_host(const char *mode, const char *scratch, int n);
+
+/* A request for the fixture with argv, as it goes on the wire: no fds. */
+void hu_spec(struct spec *s, const char *const *argv, const char *scratch);
+
 /* A raw connection to a listening helper. */
 int hu_raw_connect(const char *path);
+
+/* Waits until a child of ours has exited, leaving it to its reaper. */
+void hu_await_exit(pid_t pid);
+
+/* True when pid runs the program at path (/proc/PID/exe, canonical). */
+bool hu_runs(pid_t pid, const char *path);
+
+/* True when pid has a descriptor open on the file at path. */
+bool hu_has_open(pid_t pid, const char *path);
+
+/*
+ * True once kill(who, 0) says ESRCH (who < 0: a process group), polled
+ * for up to a minute: "gone" needs every member reaped, not just dead.
+ */
+bool hu_gone(pid_t who);
 
 #endif

@@ -251,21 +251,54 @@ unknown_type_and_wrong_sizes_are_refused_but_not_fatal(void **state)
 	still_serving();
 }
 
+/*
+ * A well-formed spawn but for one byte: exe sent without its NUL. The
+ * rest of the frame is sound (the same frame with the NUL starts a job),
+ * and the next byte on the wire is 0 (a length's high byte), so a decoder
+ * that skipped the check would read "…/fixture" and run it: only the
+ * terminator check refuses this.
+ */
 static void
 string_without_terminator_is_refused(void **state)
 {
-	uint8_t b[256] = { 0 };
-	size_t n = WIRE_HDR_LEN + WIRE_SPAWN_FIXED;
+	const char *argv[] = { "fixture", "exit", "0", NULL };
+	struct wire_buf b = { 0 };
+	size_t at = WIRE_HDR_LEN + WIRE_SPAWN_FIXED, n = strlen(hu_fixture) + 1;
+	uint8_t p[4096];
+	struct wire_hdr h;
+	struct spec s;
 	int fd = raw();
 
-	/* exe: "/bin/true" sent without its NUL, then nothing sane. */
-	b[n + 3] = 9;
-	memcpy(b + n + 4, "/bin/true", 9);
-	n += 13;
-	header(b, (uint32_t)(n - WIRE_HDR_LEN), WIRE_SPAWN, 0, 9);
+	hu_spec(&s, argv, scratch);
 	send_hello(fd, 1, 1);
-	send_bytes(fd, b, n);
+	assert_int_equal(wire_put_spawn(&b, 8, &s, 0, 0), 0);
+	send_bytes(fd, b.p, b.len);
+	assert_int_equal(read_frame(fd, &h, p, sizeof(p)), 0);
+	assert_int_equal(h.type, WIRE_HELLO);
+	assert_int_equal(read_frame(fd, &h, p, sizeof(p)), 0);
+	assert_int_equal(h.type, WIRE_STARTED);
+	assert_int_equal(h.id, 8);
+	assert_int_equal(read_frame(fd, &h, p, sizeof(p)), 0);
+	assert_int_equal(h.type, WIRE_SETTLED);
+
+	/* Now the same request, id 9, with exe's NUL taken out. */
+	wire_buf_free(&b);
+	assert_int_equal(wire_put_spawn(&b, 9, &s, 0, 0), 0);
+	/* exe's length (NUL counted), its NUL, then scratch's length. */
+	assert_true(n < 256);
+	assert_int_equal(b.p[at] | b.p[at + 1] | b.p[at + 2], 0);
+	assert_int_equal(b.p[at + 3], n);
+	assert_int_equal(b.p[at + 4 + n - 1], 0);
+	assert_int_equal(b.p[at + 4 + n], 0);
+	b.p[at + 3] = (uint8_t)(n - 1);
+	memmove(b.p + at + 4 + n - 1, b.p + at + 4 + n, b.len - (at + 4 + n));
+	b.len--;
+	assert_int_equal(wire_hdr_decode(b.p, &h), 0);
+	h.len--;
+	wire_hdr_encode(b.p, &h);
+	send_bytes(fd, b.p, b.len);
 	expect_error(fd, EBADMSG);
+	wire_buf_free(&b);
 	close(fd);
 	still_serving();
 }
