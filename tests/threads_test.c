@@ -1,7 +1,8 @@
 /*
  * Many host threads on one helper: 16 threads, 200 jobs each, in batches
  * waited for out of order. Every result must reach its own job exactly
- * once: the exit code each job was told to use, and no pid twice.
+ * once: the exit code each job was told to use, unique among the jobs in
+ * flight together, and no pid twice.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,11 +21,19 @@
 #define THREADS 16
 #define PER_THREAD 200
 #define BATCH 10
+/* Exit codes are the identity of a job among those in flight. */
+_Static_assert(THREADS * BATCH <= 256, "exit codes would repeat");
 
 static struct confine *c;
 static char *scratch;
 static pid_t pids[THREADS * PER_THREAD];
 static int wrong[THREADS];
+
+static int
+code_of(int t, int k)
+{
+	return t * BATCH + k;
+}
 
 static void *
 worker(void *arg)
@@ -38,8 +47,8 @@ worker(void *arg)
 
 	for (base = 0; base < PER_THREAD; base += BATCH) {
 		for (k = 0; k < BATCH; k++) {
-			snprintf(codes[k], sizeof(codes[k]), "%d",
-			    (t * PER_THREAD + base + k) % 256);
+			/* A thread has one batch in flight: codes never meet. */
+			snprintf(codes[k], sizeof(codes[k]), "%d", code_of(t, k));
 			argv[k][0] = "fixture";
 			argv[k][1] = "exit";
 			argv[k][2] = codes[k];
@@ -58,8 +67,9 @@ worker(void *arg)
 				continue;
 			i = t * PER_THREAD + base + k;
 			if (confine_wait(jobs[k], -1, &r) != 0 ||
-			    r.exit_code != i % 256 ||
-			    r.outcome != (i % 256 ? CONFINE_FAILED : CONFINE_COMPLETED))
+			    r.exit_code != code_of(t, k) ||
+			    r.outcome != (code_of(t, k) ? CONFINE_FAILED :
+			    CONFINE_COMPLETED))
 				wrong[t]++;
 			pids[i] = r.pid;
 			confine_job_free(jobs[k]);
