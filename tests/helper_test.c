@@ -28,6 +28,7 @@
 
 extern char **environ;
 
+/* A helper started (or listening, for connect) in one mode, and a handle. */
 struct mode {
 	enum confine_mode mode;
 	char *dir;
@@ -44,12 +45,13 @@ static struct mode modes[3] = {
 
 static struct mode *current;
 
-static int
-group_setup(void **state)
-{
-	struct mode *m = current;
+/* Open in the host, not close-on-exec, before any helper starts. */
+static char *canary;
+static int canary_fd = -1;
 
-	*state = m;
+static void
+mode_open(struct mode *m)
+{
 	if (m->mode == CONFINE_MODE_CONNECT) {
 		m->dir = tu_sockdir();
 		m->sock = tu_join(m->dir, "helper.sock");
@@ -57,19 +59,55 @@ group_setup(void **state)
 	}
 	assert_int_equal(hu_open(&m->c, m->mode, m->sock), 0);
 	assert_true(confine_helper_pid(m->c) > 0);
+}
+
+static void
+mode_close(struct mode *m)
+{
+	confine_close(m->c);
+	m->c = NULL;
+	if (m->listener > 0)
+		hu_stop(m->listener);
+	m->listener = 0;
+	tu_rmsock(m->dir, m->sock);
+	m->dir = m->sock = NULL;
+}
+
+/*
+ * The helper starts from a host at its untidiest: a stray descriptor, a
+ * signal blocked, one ignored (SIGPIPE is, for the whole test). Exec mode
+ * resets what posix_spawn can; the rest is the helper's and the job's own
+ * setup to undo.
+ */
+static int
+group_setup(void **state)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, hup;
+	sigset_t usr1, mask;
+	char *dir = tu_mkdtemp("canary");
+
+	*state = current;
+	canary = tu_join(dir, "canary");
+	canary_fd = open(canary, O_RDWR | O_CREAT, 0600);  /* inherited */
+	assert_true(canary_fd > 2);
+	free(dir);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &usr1, &mask), 0);
+	assert_int_equal(sigaction(SIGHUP, &ign, &hup), 0);
+	mode_open(current);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	sigaction(SIGHUP, &hup, NULL);
 	return 0;
 }
 
 static int
 group_teardown(void **state)
 {
-	struct mode *m = *state;
-
-	confine_close(m->c);
-	m->c = NULL;
-	if (m->listener > 0)
-		hu_stop(m->listener);
-	tu_rmsock(m->dir, m->sock);
+	mode_close(*state);
+	close(canary_fd);
+	unlink(canary);
+	free(canary);
 	return 0;
 }
 
@@ -229,14 +267,20 @@ bad_requests_are_refused_with_a_message(void **state)
 	free(scratch);
 }
 
-/* Nothing of the host leaks into the job: no fds, no environment. */
+/*
+ * Nothing of the host leaks into the helper or the job: the descriptor
+ * the host had open when the helper started is closed in the helper (it
+ * closes every one it does not own) and absent from the job, which gets
+ * no environment either.
+ */
 static void
 job_inherits_nothing_from_the_host(void **state)
 {
 	char *scratch = tu_mkdtemp("scratch");
-	int leak = open("/dev/null", O_RDONLY);  /* not close-on-exec */
 	struct hu_job j;
 
+	assert_true(hu_has_open(getpid(), canary));
+	assert_false(hu_has_open(confine_helper_pid(C(state)), canary));
 	assert_int_equal(setenv("CONFINE_HOST_SECRET", "x", 1), 0);
 	hu_init(&j, scratch, "env", NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
@@ -248,7 +292,45 @@ job_inherits_nothing_from_the_host(void **state)
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
 	assert_string_equal(j.out, "");
 	hu_free(&j);
-	close(leak);
+	unsetenv("CONFINE_HOST_SECRET");
+	free(scratch);
+}
+
+/*
+ * The job starts clean whatever the helper was started from (see
+ * group_setup): default dispositions and an empty mask, its scratch root
+ * for cwd, and a process group of its own.
+ */
+static void
+job_starts_clean_in_its_own_group(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), want[4096];
+	long pid, pgid, sid;
+	struct hu_job j;
+
+	hu_init(&j, scratch, "sigstate", NULL);
+	assert_int_equal(hu_run(C(state), &j), 0);
+	assert_string_equal(j.out, "");
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+
+	snprintf(want, sizeof(want), "%s\n", scratch);
+	hu_init(&j, scratch, "cwd", NULL);
+	assert_int_equal(hu_run(C(state), &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_string_equal(j.out, want);
+	hu_free(&j);
+
+	/* Exits 0 only when not a group leader: the group is the shepherd's. */
+	hu_init(&j, scratch, "ids", NULL);
+	assert_int_equal(hu_run(C(state), &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
+	assert_int_equal(pid, j.r.pid);
+	assert_int_equal(pgid, j.r.pgid);
+	assert_int_not_equal(pgid, getpgrp());
+	assert_int_not_equal(pgid, getpgid(confine_helper_pid(C(state))));
+	hu_free(&j);
 	free(scratch);
 }
 
@@ -314,29 +396,29 @@ cancel_while_running_and_after_settlement(void **state)
 
 #define INFLIGHT 200
 
-/* Hundreds of jobs in flight at once through one helper. */
+/*
+ * Hundreds of jobs in flight at once through one helper: each copies a
+ * shared stdin pipe, so none can end before the last has started and the
+ * pipe is closed; until then, none has settled.
+ */
 static void
 hundreds_in_flight(void **state)
 {
-	char *scratch = tu_mkdtemp("scratch"), code[INFLIGHT][8];
-	struct confine_spec spec;
+	char *scratch = tu_mkdtemp("scratch");
 	struct confine_job *jobs[INFLIGHT];
+	struct hu_job j;
 	struct confine_result r;
-	const char *argv[INFLIGHT][5];
-	int i;
+	int gate[2], i;
 
-	for (i = 0; i < INFLIGHT; i++) {
-		snprintf(code[i], sizeof(code[i]), "%d", i % 200);
-		argv[i][0] = "fixture";
-		argv[i][1] = "sleep";
-		argv[i][2] = "300";
-		argv[i][3] = NULL;
-		confine_spec_init(&spec);
-		spec.exe = hu_fixture;
-		spec.argv = argv[i];
-		spec.scratch = scratch;
-		assert_int_equal(confine_spawn(C(state), &spec, &jobs[i]), 0);
-	}
+	assert_int_equal(fd_pipe(gate), 0);
+	hu_init(&j, scratch, "cat", NULL);
+	j.spec.stdin_fd = gate[0];
+	for (i = 0; i < INFLIGHT; i++)
+		assert_int_equal(confine_spawn(C(state), &j.spec, &jobs[i]), 0);
+	close(gate[0]);
+	for (i = 0; i < INFLIGHT; i++)
+		assert_int_equal(confine_wait(jobs[i], 0, &r), -ETIMEDOUT);
+	close(gate[1]);
 	for (i = 0; i < INFLIGHT; i++) {
 		assert_int_equal(confine_wait(jobs[i], -1, &r), 0);
 		assert_int_equal(r.outcome, CONFINE_COMPLETED);
@@ -345,7 +427,12 @@ hundreds_in_flight(void **state)
 	free(scratch);
 }
 
-/* The event-loop way: poll confine_fd, dispatch, look with timeout 0. */
+/*
+ * The event-loop way: poll confine_fd, dispatch, look with timeout 0. The
+ * job waits on a pipe, so nothing can come before we let it end; then
+ * dispatch must be what delivers its settlement: it handles a message, and
+ * leaves nothing on the socket for confine_wait to read for itself.
+ */
 static void
 event_loop_dispatch(void **state)
 {
@@ -353,20 +440,31 @@ event_loop_dispatch(void **state)
 	struct confine_result r;
 	struct pollfd pfd;
 	struct hu_job j;
-	int n, rounds = 0;
+	int n = 0, rounds = 0, gate[2];
 
-	hu_init(&j, scratch, "sleep", "100", NULL);
-	j.spec.stdout_fd = -1;
+	assert_int_equal(fd_pipe(gate), 0);
+	hu_init(&j, scratch, "cat", NULL);
+	j.spec.stdin_fd = gate[0];
 	assert_int_equal(confine_spawn(C(state), &j.spec, &j.job), 0);
+	close(gate[0]);
 	pfd.fd = confine_fd(C(state));
 	pfd.events = POLLIN;
-	while (confine_wait(j.job, 0, &r) == -ETIMEDOUT) {
-		assert_true(poll(&pfd, 1, 10000) > 0);
+	/* Idle: nothing to read, and dispatch says so without waiting. */
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(confine_dispatch(C(state)), 0);
+	assert_int_equal(confine_wait(j.job, 0, &r), -ETIMEDOUT);
+	close(gate[1]);
+	while (n == 0) {
+		assert_int_equal(poll(&pfd, 1, 60000), 1);
 		n = confine_dispatch(C(state));
 		assert_true(n >= 0);
-		assert_true(++rounds < 1000);
+		assert_true(++rounds < 1000);  /* readable, yet nothing handled */
 	}
+	assert_int_equal(n, 1);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(confine_wait(j.job, 0, &r), 0);
 	assert_int_equal(r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(confine_dispatch(C(state)), 0);
 	hu_free(&j);
 	free(scratch);
 }
@@ -456,14 +554,8 @@ static void
 host_killed_midflight(const char *mode)
 {
 	char *scratch = tu_mkdtemp("scratch");
-	pid_t host, got[LOSE + 1];
-	int i;
 
-	host = hu_host(mode, scratch, LOSE, got);
-	assert_int_equal(kill(host, SIGKILL), 0);
-	assert_int_equal(waitpid(host, NULL, 0), host);
-	for (i = 0; i <= LOSE; i++)
-		assert_true(tu_gone(got[i]));
+	hu_kill_host(mode, scratch, LOSE);
 	free(scratch);
 }
 
@@ -559,6 +651,7 @@ main(void)
 		PER_MODE(deadline_cancels_and_descendants_are_uncertain),
 		PER_MODE(bad_requests_are_refused_with_a_message),
 		PER_MODE(job_inherits_nothing_from_the_host),
+		PER_MODE(job_starts_clean_in_its_own_group),
 		PER_MODE(stdio_travels_as_descriptors),
 		PER_MODE(cancel_while_running_and_after_settlement),
 		PER_MODE(hundreds_in_flight),
