@@ -6,6 +6,13 @@
  * frame whole on the socket. A thread that needs a result and finds no
  * other thread reading takes the reader role, reads without mu, then
  * parses under mu and wakes the others (cv). No thread of our own.
+ *
+ * A helper is lost when its socket reads EOF or garbage, or a send to it
+ * fails; the socket is then shut down, what the helper said before it went
+ * is still delivered, and every job left in the table is settled
+ * Uncertain(helper lost) by helper_lost(), once. The next spawn starts a
+ * replacement on the same descriptor number; gen tells a send meant for
+ * the lost helper from one for its replacement.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +75,7 @@ struct confine {
 	int fd;                        /* stable number, even across helpers */
 	pid_t child;                   /* a helper we started, or 0 */
 	pid_t helper_pid;              /* as the helper reported it */
+	unsigned gen;                  /* the helper's; changed under both locks */
 	enum confine_mode mode;        /* resolved: EXEC, FORK or CONNECT */
 	char *helper_path;
 	char *socket_path;
@@ -169,6 +177,8 @@ helper_lost(struct confine *c)
 	size_t b;
 
 	c->lost = true;
+	/* We will not hear from it again: a helper still alive stops too. */
+	(void)shutdown(c->fd, SHUT_RDWR);
 	for (b = 0; b < BUCKETS; b++) {
 		for (j = c->ids[b]; j != NULL; j = next) {
 			next = j->next;
@@ -374,21 +384,40 @@ pump(struct confine *c, int64_t deadline)
 
 /* ---- sending ---- */
 
+static bool
+peer_gone(int err)
+{
+	return err == EPIPE || err == ECONNRESET || err == ENOTCONN;
+}
+
+/*
+ * Sends one whole frame to the helper of generation gen. Returns 0, or
+ * -ESTALE: that helper has been replaced, nothing sent; -EPIPE: the
+ * connection is unusable (the helper is gone, or a frame was cut short,
+ * which leaves the stream unreadable: it is shut down here); another
+ * negative errno: nothing sent, the connection intact.
+ */
 static int
-send_frame(struct confine *c, const struct wire_buf *b, const int *fds,
-    unsigned nfds)
+send_frame(struct confine *c, unsigned gen, const struct wire_buf *b,
+    const int *fds, unsigned nfds)
 {
 	size_t off = 0;
 	ssize_t n;
 	int rc = 0;
 
 	pthread_mutex_lock(&c->send_mu);
-	while (off < b->len) {
+	if (gen != c->gen)
+		rc = -ESTALE;
+	while (rc == 0 && off < b->len) {
 		/* The descriptors ride with the frame's first byte. */
 		n = fd_send_with(c->fd, b->p + off, b->len - off,
 		    off == 0 ? fds : NULL, off == 0 ? nfds : 0);
 		if (n <= 0) {
 			rc = n < 0 ? (int)n : -EPIPE;
+			if (off > 0 || peer_gone(-rc)) {
+				(void)shutdown(c->fd, SHUT_RDWR);
+				rc = -EPIPE;
+			}
 			break;
 		}
 		off += (size_t)n;
@@ -398,15 +427,30 @@ send_frame(struct confine *c, const struct wire_buf *b, const int *fds,
 }
 
 static int
-send_empty(struct confine *c, uint16_t type, uint32_t id)
+send_empty(struct confine *c, unsigned gen, uint16_t type, uint32_t id)
 {
 	struct wire_buf b = { 0 };
 	int rc = wire_put_empty(&b, type, id);
 
 	if (rc == 0)
-		rc = send_frame(c, &b, NULL, 0);
+		rc = send_frame(c, gen, &b, NULL, 0);
 	wire_buf_free(&b);
 	return rc;
+}
+
+/*
+ * A send to the helper of generation gen found it unusable: unless that
+ * is known already, or it has been replaced, read what it sent before it
+ * went (the socket is shut down, so EOF follows) and settle the rest as
+ * lost. Under mu.
+ */
+static void
+lose_helper(struct confine *c, unsigned gen)
+{
+	if (gen == c->gen && !c->lost)
+		(void)shutdown(c->fd, SHUT_RDWR);
+	while (gen == c->gen && !c->lost)
+		(void)pump(c, INT64_MAX);
 }
 
 /* ---- starting helpers ---- */
@@ -585,7 +629,7 @@ handshake(struct confine *c)
 
 	rc = wire_put_hello(&b, &hi, 0);
 	if (rc == 0)
-		rc = send_frame(c, &b, NULL, 0);
+		rc = send_frame(c, c->gen, &b, NULL, 0);
 	wire_buf_free(&b);
 	/*
 	 * A helper that refuses us writes why and closes, maybe before our
@@ -661,6 +705,11 @@ start_helper(struct confine *c)
 			/* A replacement for a threaded host is exec'd. */
 			c->mode = CONFINE_MODE_EXEC;
 			rc = start_exec(c, &fd);
+		} else if (rc == -EDEADLK && c->lost) {
+			rc = fail(EDEADLK, "the helper is gone and cannot be "
+			    "replaced: this process now has threads, so none may "
+			    "be forked, and no helper binary was found to exec "
+			    "(options, $CONFINE_HELPER, %s)", CONFINE_HELPER_DEFAULT);
 		}
 		break;
 	case CONFINE_MODE_CONNECT:
@@ -672,16 +721,22 @@ start_helper(struct confine *c)
 	}
 	if (rc != 0)
 		return rc;
+	/* From here on, a send meant for the old helper is dropped. */
+	pthread_mutex_lock(&c->send_mu);
+	c->gen++;
 	if (c->fd >= 0 && fd != c->fd) {
-		if (dup2(fd, c->fd) < 0) {
+		if (dup2(fd, c->fd) < 0)
 			rc = fail(errno, "dup2: %s", strerror(errno));
-			close(fd);
-			return rc;
-		}
+		else
+			(void)fd_cloexec(c->fd);
 		close(fd);
-		(void)fd_cloexec(c->fd);
 	} else {
 		c->fd = fd;
+	}
+	pthread_mutex_unlock(&c->send_mu);
+	if (rc != 0) {
+		reap_child(c, false);
+		return rc;
 	}
 	c->inlen = 0;
 	rc = handshake(c);
@@ -723,7 +778,8 @@ confine_open(struct confine **out, const struct confine_options *o)
 		rc = find_helper(o, &c->helper_path);
 		break;
 	case CONFINE_MODE_FORK:
-		if (o && o->helper_path && find_helper(o, &c->helper_path) != 0)
+		/* A binary for replacements, found as exec mode finds it. */
+		if (find_helper(o, &c->helper_path) != 0)
 			c->helper_path = NULL;
 		break;
 	case CONFINE_MODE_CONNECT:
@@ -792,6 +848,32 @@ count(const char *const *v)
 	return n;
 }
 
+/*
+ * Puts j in the table, to be sent to the current helper (*gen), started
+ * anew if the last one was lost. Under mu.
+ */
+static int
+enlist(struct confine *c, struct confine_job *j, unsigned *gen)
+{
+	int rc;
+
+	if (c->closing)
+		return fail(ESHUTDOWN, "confine_close() has begun");
+	if (c->lost && (rc = replace_helper(c)) != 0)
+		return rc;
+	do
+		j->id = c->next_id++;
+	while (j->id == 0 || *slot(c, j->id) != NULL);
+	memset(&j->result, 0, sizeof(j->result));
+	j->state = J_SENT;
+	j->listed = true;
+	j->next = NULL;
+	*slot(c, j->id) = j;
+	c->handles++;
+	*gen = c->gen;
+	return 0;
+}
+
 int
 confine_spawn(struct confine *c, const struct confine_spec *ps,
     struct confine_job **out)
@@ -800,8 +882,8 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	struct wire_buf b = { 0 };
 	struct confine_job *j;
 	struct spec s;
-	unsigned mask = 0, nfds = 0, i;
-	int fds[3], rc;
+	unsigned mask = 0, nfds = 0, i, gen;
+	int fds[3], rc, tries;
 
 	*out = NULL;
 	errmsg[0] = '\0';
@@ -848,56 +930,52 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	j->c = c;
 	j->backend = s.backend;
 	pthread_mutex_lock(&c->mu);
-	if (c->closing) {
+	for (tries = 0; tries < 2; tries++) {
+		if ((rc = enlist(c, j, &gen)) != 0)
+			goto out;
 		pthread_mutex_unlock(&c->mu);
-		job_delete(j);
-		return fail(ESHUTDOWN, "confine_close() has begun");
-	}
-	if (c->lost && (rc = replace_helper(c)) != 0) {
-		pthread_mutex_unlock(&c->mu);
-		job_delete(j);
-		return rc;
-	}
-	do
-		j->id = c->next_id++;
-	while (j->id == 0 || *slot(c, j->id) != NULL);
-	j->state = J_SENT;
-	j->listed = true;
-	j->next = NULL;
-	*slot(c, j->id) = j;
-	c->handles++;
-	pthread_mutex_unlock(&c->mu);
-
-	rc = wire_put_spawn(&b, j->id, &s, mask, nfds);
-	if (rc == 0)
-		rc = send_frame(c, &b, fds, nfds);
-	wire_buf_free(&b);
-
-	pthread_mutex_lock(&c->mu);
-	if (rc != 0) {
+		rc = wire_put_spawn(&b, j->id, &s, mask, nfds);
+		if (rc == 0)
+			rc = send_frame(c, gen, &b, fds, nfds);
+		wire_buf_free(&b);
+		pthread_mutex_lock(&c->mu);
+		if (rc == 0)
+			break;
 		/* An incomplete frame never starts a job: nothing ran. */
-		if (j->listed)
-			*slot(c, j->id) = j->next;
+		unlist(c, j);
 		c->handles--;
-		pthread_mutex_unlock(&c->mu);
-		job_delete(j);
-		if (rc == -EMSGSIZE)
-			return fail(EMSGSIZE, "the spawn request is over %u bytes",
+		if (rc == -EMSGSIZE) {
+			rc = fail(EMSGSIZE, "the spawn request is over %u bytes",
 			    WIRE_MAX_PAYLOAD);
-		return fail(ECONNRESET, "the helper is gone: %s", strerror(-rc));
+			goto out;
+		}
+		if (rc != -EPIPE && rc != -ESTALE) {
+			rc = fail(-rc, "sending the spawn request: %s",
+			    strerror(-rc));
+			goto out;
+		}
+		/* That helper is gone: once more, on its replacement. */
+		lose_helper(c, gen);
+	}
+	if (rc != 0) {
+		rc = fail(ECONNRESET, "the helper is gone, and so is the one "
+		    "started to replace it");
+		goto out;
 	}
 	while (j->state == J_SENT)
 		(void)pump(c, INT64_MAX);
 	if (j->state == J_REFUSED) {
 		rc = fail(j->err, "%s", j->why);
 		c->handles--;
-		pthread_mutex_unlock(&c->mu);
-		job_delete(j);
-		return rc;
+		goto out;
 	}
 	pthread_mutex_unlock(&c->mu);
 	*out = j;
 	return 0;
+out:
+	pthread_mutex_unlock(&c->mu);
+	job_delete(j);
+	return rc;
 }
 
 int
@@ -928,13 +1006,15 @@ confine_cancel(struct confine_job *j)
 {
 	struct confine *c = j->c;
 	bool settled;
+	unsigned gen;
 
 	pthread_mutex_lock(&c->mu);
 	settled = j->state == J_SETTLED || c->lost;
+	gen = c->gen;
 	pthread_mutex_unlock(&c->mu);
 	/* A send that fails means the helper is gone: it settles as lost. */
 	if (!settled)
-		(void)send_empty(c, WIRE_CANCEL, j->id);
+		(void)send_empty(c, gen, WIRE_CANCEL, j->id);
 	return 0;
 }
 
@@ -957,6 +1037,7 @@ confine_job_free(struct confine_job *j)
 	struct confine *c;
 	uint32_t id;
 	bool cancel;
+	unsigned gen;
 
 	if (j == NULL)
 		return;
@@ -964,6 +1045,7 @@ confine_job_free(struct confine_job *j)
 	id = j->id;
 	pthread_mutex_lock(&c->mu);
 	cancel = j->listed && !c->lost && c->fd >= 0;
+	gen = c->gen;
 	c->handles--;
 	if (j->listed)
 		j->freed = true;  /* freed when its settlement arrives */
@@ -976,7 +1058,7 @@ confine_job_free(struct confine_job *j)
 	pthread_mutex_unlock(&c->mu);
 	/* By id: once unlocked, the settlement may free the job. */
 	if (cancel)
-		(void)send_empty(c, WIRE_CANCEL, id);
+		(void)send_empty(c, gen, WIRE_CANCEL, id);
 }
 
 const char *
@@ -996,6 +1078,15 @@ confine_fd(struct confine *c)
 	return c->fd;
 }
 
+/* What confine_dispatch says while the helper is lost; under mu. */
+static int
+lost_error(const struct confine *c)
+{
+	return fail(ECONNRESET, "the helper is gone%s",
+	    c->mode == CONFINE_MODE_CONNECT ? "" :
+	    "; the next confine_spawn starts another");
+}
+
 int
 confine_dispatch(struct confine *c)
 {
@@ -1004,8 +1095,10 @@ confine_dispatch(struct confine *c)
 
 	pthread_mutex_lock(&c->mu);
 	if (c->reading || c->lost) {
+		/* Lost: said every time, for its socket stays readable (EOF). */
+		n = c->lost ? lost_error(c) : 0;
 		pthread_mutex_unlock(&c->mu);
-		return 0;
+		return n;
 	}
 	c->reading = true;
 	pthread_mutex_unlock(&c->mu);
@@ -1016,8 +1109,9 @@ confine_dispatch(struct confine *c)
 		if (got < 0 || k < 0) {
 			c->reading = false;
 			helper_lost(c);
+			n = lost_error(c);
 			pthread_mutex_unlock(&c->mu);
-			return fail(ECONNRESET, "the helper is gone");
+			return n;
 		}
 		n += k;
 		if (got == 0)
@@ -1034,14 +1128,16 @@ void
 confine_close(struct confine *c)
 {
 	int64_t deadline = clock_ns() + CLOSE_TIMEOUT_MS * 1000000LL;
+	unsigned gen;
 
 	if (c == NULL)
 		return;
 	pthread_mutex_lock(&c->mu);
 	c->closing = true;
+	gen = c->gen;
 	if (!c->lost) {
 		pthread_mutex_unlock(&c->mu);
-		(void)send_empty(c, WIRE_SHUTDOWN, 0);
+		(void)send_empty(c, gen, WIRE_SHUTDOWN, 0);
 		pthread_mutex_lock(&c->mu);
 		/* The helper settles every job, then acknowledges. */
 		while (!c->shut_acked && !c->lost && clock_ns() < deadline)

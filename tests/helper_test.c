@@ -486,25 +486,65 @@ spawn_sleepers(struct confine *c, const char *scratch, struct hu_job *j,
 	}
 }
 
-/* Every job in flight is Uncertain(helper lost); no job outlives it. */
-static void
-helper_killed_midflight(enum confine_mode mode)
+/* SIGKILL to the helper; returns once it is dead (its socket closed). */
+static pid_t
+kill_helper(struct mode *m)
 {
-	char *scratch = tu_mkdtemp("scratch"), *dir = NULL, *sock = NULL;
-	struct hu_job j[LOSE], next;
-	pid_t pids[LOSE], helper, listener = 0;
-	struct confine *c;
+	pid_t helper = confine_helper_pid(m->c);
+
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	if (m->listener > 0) {
+		assert_int_equal(waitpid(m->listener, NULL, 0), m->listener);
+		m->listener = 0;
+	} else {
+		hu_await_exit(helper);
+	}
+	return helper;
+}
+
+/*
+ * The next spawn after a helper died: a new helper and a Completed job,
+ * or in connect mode, nobody to replace a shared helper: a clear error.
+ */
+static void
+next_spawn_after_loss(struct mode *m, pid_t helper, const char *scratch)
+{
+	struct hu_job next;
+
+	hu_init(&next, scratch, "exit", "0", NULL);
+	if (m->mode == CONFINE_MODE_CONNECT) {
+		assert_int_equal(hu_run(m->c, &next), -ECONNRESET);
+		assert_non_null(strstr(confine_error_message(), "gone"));
+		assert_non_null(strstr(confine_error_message(), m->sock));
+	} else {
+		assert_int_equal(hu_run(m->c, &next), 0);
+		assert_int_equal(next.r.outcome, CONFINE_COMPLETED);
+		assert_true(confine_helper_pid(m->c) > 0);
+		assert_int_not_equal(confine_helper_pid(m->c), helper);
+	}
+	hu_free(&next);
+}
+
+/*
+ * Every job in flight is Uncertain(helper lost), each with its own pid;
+ * no job outlives the helper. With spawn_first, the loss is found by the
+ * next spawn's request failing to go out, before any thread has read the
+ * EOF: the jobs must be settled all the same, and stay so.
+ */
+static void
+helper_killed_midflight(enum confine_mode mode, bool spawn_first)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	struct mode m = { mode, NULL, NULL, 0, NULL };
+	struct hu_job j[LOSE];
+	pid_t pids[LOSE], helper;
 	int i;
 
-	if (mode == CONFINE_MODE_CONNECT) {
-		dir = tu_sockdir();
-		sock = tu_join(dir, "h.sock");
-		listener = hu_listen(sock, NULL);
-	}
-	assert_int_equal(hu_open(&c, mode, sock), 0);
-	helper = confine_helper_pid(c);
-	spawn_sleepers(c, scratch, j, pids);
-	assert_int_equal(kill(helper, SIGKILL), 0);
+	mode_open(&m);
+	spawn_sleepers(m.c, scratch, j, pids);
+	helper = kill_helper(&m);
+	if (spawn_first)
+		next_spawn_after_loss(&m, helper, scratch);
 	for (i = 0; i < LOSE; i++) {
 		assert_int_equal(confine_wait(j[i].job, -1, &j[i].r), 0);
 		assert_int_equal(j[i].r.outcome, CONFINE_UNCERTAIN);
@@ -514,39 +554,128 @@ helper_killed_midflight(enum confine_mode mode)
 	}
 	for (i = 0; i < LOSE; i++)
 		assert_true(tu_gone(pids[i]));
-	hu_init(&next, scratch, "exit", "0", NULL);
-	if (mode == CONFINE_MODE_CONNECT) {
-		/* Nobody to replace a shared helper: a clear error. */
-		assert_int_equal(hu_run(c, &next), -ECONNRESET);
-		assert_non_null(strstr(confine_error_message(), "gone"));
-		waitpid(listener, NULL, 0);
-	} else {
-		assert_int_equal(hu_run(c, &next), 0);
-		assert_int_equal(next.r.outcome, CONFINE_COMPLETED);
-		assert_int_not_equal(confine_helper_pid(c), helper);
-	}
-	hu_free(&next);
-	confine_close(c);
+	if (!spawn_first)
+		next_spawn_after_loss(&m, helper, scratch);
+	mode_close(&m);
 	free(scratch);
-	tu_rmsock(dir, sock);
 }
 
 static void
 helper_killed_midflight_exec(void **state)
 {
-	helper_killed_midflight(CONFINE_MODE_EXEC);
+	helper_killed_midflight(CONFINE_MODE_EXEC, false);
+	helper_killed_midflight(CONFINE_MODE_EXEC, true);
 }
 
 static void
 helper_killed_midflight_fork(void **state)
 {
-	helper_killed_midflight(CONFINE_MODE_FORK);
+	helper_killed_midflight(CONFINE_MODE_FORK, false);
+	helper_killed_midflight(CONFINE_MODE_FORK, true);
 }
 
 static void
 helper_killed_midflight_connect(void **state)
 {
-	helper_killed_midflight(CONFINE_MODE_CONNECT);
+	helper_killed_midflight(CONFINE_MODE_CONNECT, false);
+	helper_killed_midflight(CONFINE_MODE_CONNECT, true);
+}
+
+/*
+ * A helper that dies with nothing in flight: nobody reads its EOF, so the
+ * next spawn is the first to find out, as its request fails to go out. It
+ * must start a new helper and run there (nothing ran on the dead one).
+ */
+static void
+idle_helper_killed(enum confine_mode mode)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	struct mode m = { mode, NULL, NULL, 0, NULL };
+	pid_t helper;
+
+	mode_open(&m);
+	helper = kill_helper(&m);
+	next_spawn_after_loss(&m, helper, scratch);
+	if (mode != CONFINE_MODE_CONNECT) {
+		/* And the one after, on the same new helper. */
+		helper = confine_helper_pid(m.c);
+		next_spawn_after_loss(&m, 0, scratch);
+		assert_int_equal(confine_helper_pid(m.c), helper);
+	}
+	mode_close(&m);
+	free(scratch);
+}
+
+static void
+idle_helper_killed_exec(void **state)
+{
+	idle_helper_killed(CONFINE_MODE_EXEC);
+}
+
+static void
+idle_helper_killed_fork(void **state)
+{
+	idle_helper_killed(CONFINE_MODE_FORK);
+}
+
+static void
+idle_helper_killed_connect(void **state)
+{
+	idle_helper_killed(CONFINE_MODE_CONNECT);
+}
+
+/*
+ * An event loop learns of a lost helper from dispatch, every time it asks
+ * while the descriptor reads EOF, not just once (a loop told 0 would spin
+ * on a descriptor that is always readable). A replacement makes the same
+ * descriptor quiet again.
+ */
+static void
+dispatch_reports_a_lost_helper_until_replaced(enum confine_mode mode)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	struct mode m = { mode, NULL, NULL, 0, NULL };
+	struct pollfd pfd;
+	pid_t helper;
+	int i;
+
+	mode_open(&m);
+	pfd.fd = confine_fd(m.c);
+	pfd.events = POLLIN;
+	helper = kill_helper(&m);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(poll(&pfd, 1, 60000), 1);
+		assert_int_equal(confine_dispatch(m.c), -ECONNRESET);
+		assert_non_null(strstr(confine_error_message(), "gone"));
+	}
+	next_spawn_after_loss(&m, helper, scratch);
+	if (mode != CONFINE_MODE_CONNECT) {
+		assert_int_equal(confine_fd(m.c), pfd.fd);
+		assert_int_equal(poll(&pfd, 1, 0), 0);
+		assert_int_equal(confine_dispatch(m.c), 0);
+	} else {
+		assert_int_equal(confine_dispatch(m.c), -ECONNRESET);
+	}
+	mode_close(&m);
+	free(scratch);
+}
+
+static void
+dispatch_reports_a_lost_helper_exec(void **state)
+{
+	dispatch_reports_a_lost_helper_until_replaced(CONFINE_MODE_EXEC);
+}
+
+static void
+dispatch_reports_a_lost_helper_fork(void **state)
+{
+	dispatch_reports_a_lost_helper_until_replaced(CONFINE_MODE_FORK);
+}
+
+static void
+dispatch_reports_a_lost_helper_connect(void **state)
+{
+	dispatch_reports_a_lost_helper_until_replaced(CONFINE_MODE_CONNECT);
 }
 
 /* The host dies with jobs in flight: their groups and the helper go too. */
@@ -588,7 +717,25 @@ socket_is_private_by_default(void **state)
 	tu_rmsock(dir, sock);
 }
 
-/* Fork mode refuses a threaded host; exec mode is fine there. */
+/*
+ * Runs fn in a child process, for what cannot be undone in this one
+ * (threads). The child reports by exit status, for cmocka's assertions
+ * would jump back into the child's copy of the test runner.
+ */
+static void
+in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void *
 idle(void *arg)
 {
@@ -596,34 +743,148 @@ idle(void *arg)
 	return arg;
 }
 
+/* Fork mode refuses a threaded host; exec mode is fine there. */
+static int
+open_threaded(void)
+{
+	struct confine *c;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, idle, NULL) != 0)
+		return 100;
+	if (hu_open(&c, CONFINE_MODE_FORK, NULL) != -EDEADLK)
+		return 1;
+	if (strstr(confine_error_message(), "thread") == NULL)
+		return 2;
+	if (hu_open(&c, CONFINE_MODE_EXEC, NULL) != 0)
+		return 3;
+	confine_close(c);
+	if (hu_open(&c, CONFINE_MODE_AUTO, NULL) != 0)
+		return 4;
+	confine_close(c);
+	return 0;
+}
+
 static void
 fork_mode_is_refused_once_threaded(void **state)
 {
-	pid_t pid = fork();
-	int status;
+	in_child(open_threaded);
+}
 
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct confine *c;
-		pthread_t t;
+/* A job through c without cmocka (in a child): 0 when it Completed. */
+static int
+completes(struct confine *c, const char *scratch)
+{
+	const char *argv[] = { "fixture", "exit", "0", NULL };
+	struct confine_spec spec;
+	struct confine_result r;
+	struct confine_job *job;
+	int rc;
 
-		if (pthread_create(&t, NULL, idle, NULL) != 0)
-			_exit(100);
-		if (hu_open(&c, CONFINE_MODE_FORK, NULL) != -EDEADLK)
-			_exit(1);
-		if (strstr(confine_error_message(), "thread") == NULL)
-			_exit(2);
-		if (hu_open(&c, CONFINE_MODE_EXEC, NULL) != 0)
-			_exit(3);
-		confine_close(c);
-		if (hu_open(&c, CONFINE_MODE_AUTO, NULL) != 0)
-			_exit(4);
-		confine_close(c);
-		_exit(0);
+	confine_spec_init(&spec);
+	spec.exe = hu_fixture;
+	spec.argv = argv;
+	spec.scratch = scratch;
+	rc = confine_spawn(c, &spec, &job);
+	if (rc != 0)
+		return rc;
+	rc = confine_wait(job, -1, &r);
+	if (rc == 0 && r.outcome != CONFINE_COMPLETED)
+		rc = 1;
+	confine_job_free(job);
+	return rc;
+}
+
+/*
+ * Helpers forked while the host had one thread, then lost once it has
+ * two: a replacement is never forked. With a binary (from the options or
+ * from $CONFINE_HELPER, looked up at open as in exec mode) it is exec'd;
+ * without one the spawn fails, -EDEADLK, saying why.
+ */
+static int
+replace_threaded(void)
+{
+	struct confine_options by_option = { CONFINE_MODE_FORK, hu_helper, NULL };
+	struct confine_options by_env = { CONFINE_MODE_FORK, NULL, NULL };
+	char *scratch = tu_mkdtemp("scratch");
+	struct confine *c[3];
+	pid_t old, now;
+	pthread_t t;
+	int i, rc;
+
+	if (access(confine_default_helper_path(), F_OK) == 0)
+		return 99;  /* an installed helper would be found: not "none" */
+	unsetenv("CONFINE_HELPER");
+	if (confine_open(&c[0], &by_option) != 0)
+		return 1;
+	setenv("CONFINE_HELPER", hu_helper, 1);
+	if (confine_open(&c[1], &by_env) != 0)
+		return 2;
+	unsetenv("CONFINE_HELPER");
+	if (confine_open(&c[2], &by_env) != 0)
+		return 3;
+	for (i = 0; i < 3; i++)
+		if (hu_runs(confine_helper_pid(c[i]), hu_helper))
+			return 10 + i;  /* forked, not exec'd */
+	if (pthread_create(&t, NULL, idle, NULL) != 0)
+		return 100;
+	for (i = 0; i < 3; i++) {
+		old = confine_helper_pid(c[i]);
+		if (kill(old, SIGKILL) != 0)
+			return 20 + i;
+		hu_await_exit(old);
+		rc = completes(c[i], scratch);
+		now = confine_helper_pid(c[i]);
+		if (i < 2 && (rc != 0 || now == old || !hu_runs(now, hu_helper)))
+			return 30 + i;
+		if (i == 2 && (rc != -EDEADLK ||
+		    strstr(confine_error_message(), "thread") == NULL ||
+		    strstr(confine_error_message(), "CONFINE_HELPER") == NULL))
+			return 40;
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	for (i = 0; i < 3; i++)
+		confine_close(c[i]);
+	free(scratch);
+	return 0;
+}
+
+static void
+fork_mode_replacement_is_never_forked_once_threaded(void **state)
+{
+	in_child(replace_threaded);
+}
+
+/*
+ * The helper binary: options->helper_path, else $CONFINE_HELPER, else the
+ * install location, each tried only when the one before is not given.
+ */
+static void
+helper_path_options_then_environment_then_default(void **state)
+{
+	struct confine_options o = { CONFINE_MODE_EXEC, NULL, NULL };
+	const char *installed = confine_default_helper_path();
+	struct confine *c;
+
+	/* This machine has none installed: else "nothing set" would work. */
+	assert_int_not_equal(access(installed, F_OK), 0);
+	assert_int_equal(setenv("CONFINE_HELPER", hu_helper, 1), 0);
+	assert_int_equal(confine_open(&c, &o), 0);
+	assert_true(hu_runs(confine_helper_pid(c), hu_helper));
+	confine_close(c);
+
+	assert_int_equal(setenv("CONFINE_HELPER", "/nonexistent/env-helper", 1), 0);
+	o.helper_path = hu_helper;
+	assert_int_equal(confine_open(&c, &o), 0);
+	assert_true(hu_runs(confine_helper_pid(c), hu_helper));
+	confine_close(c);
+
+	o.helper_path = NULL;
+	assert_int_equal(confine_open(&c, &o), -ENOENT);
+	assert_non_null(strstr(confine_error_message(), "/nonexistent/env-helper"));
+
+	assert_int_equal(unsetenv("CONFINE_HELPER"), 0);
+	assert_int_equal(confine_open(&c, &o), -ENOENT);
+	assert_non_null(strstr(confine_error_message(), installed));
 }
 
 static void
@@ -661,10 +922,18 @@ main(void)
 		cmocka_unit_test(helper_killed_midflight_exec),
 		cmocka_unit_test(helper_killed_midflight_fork),
 		cmocka_unit_test(helper_killed_midflight_connect),
+		cmocka_unit_test(idle_helper_killed_exec),
+		cmocka_unit_test(idle_helper_killed_fork),
+		cmocka_unit_test(idle_helper_killed_connect),
+		cmocka_unit_test(dispatch_reports_a_lost_helper_exec),
+		cmocka_unit_test(dispatch_reports_a_lost_helper_fork),
+		cmocka_unit_test(dispatch_reports_a_lost_helper_connect),
 		cmocka_unit_test(host_killed_midflight_exec),
 		cmocka_unit_test(host_killed_midflight_fork),
 		cmocka_unit_test(socket_is_private_by_default),
 		cmocka_unit_test(fork_mode_is_refused_once_threaded),
+		cmocka_unit_test(fork_mode_replacement_is_never_forked_once_threaded),
+		cmocka_unit_test(helper_path_options_then_environment_then_default),
 		cmocka_unit_test(missing_helper_binary_is_a_clear_error),
 	};
 	int failed = 0;

@@ -2,7 +2,9 @@
  * Many host threads on one helper: 16 threads, 200 jobs each, in batches
  * waited for out of order. Every result must reach its own job exactly
  * once: the exit code each job was told to use, unique among the jobs in
- * flight together, and no pid twice.
+ * flight together, and no pid twice. Then the helper is killed under
+ * them: no spawn fails, and no job of the dead helper is anything but
+ * lost.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,11 +127,99 @@ sixteen_threads_two_hundred_jobs_each(void **state)
 	free(scratch);
 }
 
+static pthread_barrier_t killing, killed;
+static atomic_int bad_jobs;
+
+/* A job through c, returned unwaited; NULL (and counted) if refused. */
+static struct confine_job *
+spawn(const char *cmd, const char *arg)
+{
+	const char *argv[] = { "fixture", cmd, arg, NULL };
+	struct confine_spec spec;
+	struct confine_job *job;
+
+	confine_spec_init(&spec);
+	spec.exe = hu_fixture;
+	spec.argv = argv;
+	spec.scratch = scratch;
+	if (confine_spawn(c, &spec, &job) == 0)
+		return job;
+	atomic_fetch_add(&bad_jobs, 1);
+	return NULL;
+}
+
+/* Settles job as outcome (and reason), then frees it. */
+static void
+expect(struct confine_job *job, enum confine_outcome outcome,
+    enum confine_reason reason)
+{
+	struct confine_result r;
+
+	if (job == NULL)
+		return;
+	if (confine_wait(job, -1, &r) != 0 || r.outcome != outcome ||
+	    r.reason != reason || r.pid <= 0)
+		atomic_fetch_add(&bad_jobs, 1);
+	confine_job_free(job);
+}
+
+static void *
+spawn_across_the_loss(void *arg)
+{
+	struct confine_job *before, *after;
+
+	before = spawn("sleep", "60000");
+	pthread_barrier_wait(&killing);
+	pthread_barrier_wait(&killed);
+	after = spawn("exit", "0");
+	expect(after, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	expect(before, CONFINE_UNCERTAIN, CONFINE_REASON_HELPER_LOST);
+	return arg;
+}
+
+/*
+ * The helper killed while no thread reads its socket, each with a job in
+ * flight: then all spawn at once, and every request fails to go out. One
+ * of them settles the jobs in flight as lost and starts a replacement;
+ * every spawn goes through on it, and every job of the dead helper is
+ * Uncertain(helper lost).
+ */
+static void
+helper_killed_then_threads_spawn_at_once(void **state)
+{
+	pthread_t th[THREADS];
+	pid_t helper;
+	int t;
+
+	scratch = tu_mkdtemp("scratch");
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	helper = confine_helper_pid(c);
+	assert_int_equal(pthread_barrier_init(&killing, NULL, THREADS + 1), 0);
+	assert_int_equal(pthread_barrier_init(&killed, NULL, THREADS + 1), 0);
+	for (t = 0; t < THREADS; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, spawn_across_the_loss,
+		    NULL), 0);
+	pthread_barrier_wait(&killing);
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	hu_await_exit(helper);
+	pthread_barrier_wait(&killed);
+	for (t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	assert_int_equal(atomic_load(&bad_jobs), 0);
+	assert_true(confine_helper_pid(c) > 0);
+	assert_int_not_equal(confine_helper_pid(c), helper);
+	pthread_barrier_destroy(&killing);
+	pthread_barrier_destroy(&killed);
+	confine_close(c);
+	free(scratch);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sixteen_threads_two_hundred_jobs_each),
+		cmocka_unit_test(helper_killed_then_threads_spawn_at_once),
 	};
 
 	hu_setup();

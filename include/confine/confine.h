@@ -126,10 +126,12 @@ enum confine_mode {
 	CONFINE_MODE_AUTO = 0,
 	/* posix_spawn the helper binary: safe from any thread. Its path is
 	 * options->helper_path, else $CONFINE_HELPER, else the installed one
-	 * (confine_default_helper_path()). */
+	 * (confine_default_helper_path()), looked up once, by confine_open. */
 	CONFINE_MODE_EXEC = 1,
 	/* Fork the helper from inside the library: needs no binary, but is
-	 * refused (-EDEADLK) once the process has more than one thread. */
+	 * refused (-EDEADLK) once the process has more than one thread. A
+	 * binary found in the same order as for EXEC, if any, is exec'd to
+	 * replace a lost helper once the process has threads. */
 	CONFINE_MODE_FORK = 2,
 	/* Attach to a standalone confine-helper listening on socket_path. */
 	CONFINE_MODE_CONNECT = 3,
@@ -137,7 +139,8 @@ enum confine_mode {
 
 struct confine_options {
 	enum confine_mode mode;
-	const char *helper_path;  /* EXEC (and AUTO, FORK replacements) */
+	const char *helper_path;  /* EXEC (and AUTO, FORK replacements);
+	                             copied: the caller keeps its string */
 	const char *socket_path;  /* CONNECT */
 };
 
@@ -152,10 +155,17 @@ struct confine_job;
  */
 int confine_open(struct confine **c, const struct confine_options *options);
 
-/* The helper path used when none is given and $CONFINE_HELPER is unset. */
+/*
+ * The helper path used when none is given and $CONFINE_HELPER is unset:
+ * the install location compiled in. A static string; thread-safe.
+ */
 const char *confine_default_helper_path(void);
 
-/* The helper's pid, as it reported it (for diagnostics and tests). */
+/*
+ * The current helper's pid, as it reported it (for diagnostics and
+ * tests). A lost helper's until its replacement starts, then the new
+ * one's. Thread-safe.
+ */
 pid_t confine_helper_pid(struct confine *c);
 
 /*
@@ -218,11 +228,21 @@ void confine_spec_init(struct confine_spec *spec);
 /*
  * Asks the helper to start a job and waits until it has: on 0, *job is the
  * caller's until confine_job_free(), and the job has exec'd, failed before
- * exec (its result says so), or been lost with the helper. Refusals, with
- * nothing started: -EINVAL (bad spec), -ENOENT/-ENOTDIR (scratch root),
- * -ENOTSUP (confinement cannot be applied exactly), -EAGAIN (fork failed or
- * too many jobs), -ECONNRESET (the helper is gone, none could replace it).
- * Thread-safe.
+ * exec (its result says so), or been lost with the helper. Everything
+ * needed is copied before the call returns: the caller may free spec and
+ * its strings and close its stdio descriptors at once.
+ *
+ * A helper found lost (or found gone when the request is sent: nothing
+ * ran) is replaced first, and the request sent once more to the new one.
+ * Refusals, with nothing started: -EINVAL (bad spec), -EBADF (a stdio
+ * descriptor is not open), -EMSGSIZE (the request is over 1 MiB),
+ * -ENOENT/-ENOTDIR (scratch root), -ENOTSUP (confinement cannot be
+ * applied exactly), -EAGAIN (fork failed or too many jobs), -ECONNRESET
+ * (the helper is gone and none could replace it: always so in connect
+ * mode), -EDEADLK (fork mode: the helper is gone, the process now has
+ * threads and no helper binary was found to exec in its place),
+ * -ESHUTDOWN (confine_close has begun), or what starting a replacement
+ * failed with (as for confine_open). Thread-safe.
  */
 int confine_spawn(struct confine *c, const struct confine_spec *spec,
     struct confine_job **job);
@@ -245,27 +265,50 @@ int confine_cancel(struct confine_job *job);
 
 /*
  * The job's scratch root: with CONFINE_FRESH_SCRATCH the one the helper
- * made; else the one given, canonical. Owned by the job handle.
+ * made; else the one given, canonical ("" for a job lost before the
+ * helper said). Owned by the job handle: valid, unchanged, until
+ * confine_job_free(job). Thread-safe.
  */
 const char *confine_job_scratch(struct confine_job *job);
 
-/* Releases a handle; a job not yet settled is cancelled first. */
+/*
+ * Releases a handle; a job not yet settled is cancelled first (its
+ * settlement is then discarded). NULL does nothing. Thread-safe with
+ * calls on other jobs, but the handle must have no other user: freeing
+ * a job while another thread waits on it, cancels it or reads its
+ * scratch is a use after free, and preventing that is the caller's duty.
+ * Handles may outlive confine_close(); c is released with the last one.
+ */
 void confine_job_free(struct confine_job *job);
 
 /*
  * For hosts with their own event loop: poll confine_fd() for input (it is
  * stable for the life of c), call confine_dispatch() when it is readable,
  * then confine_wait(job, 0, ...) tells which jobs settled. dispatch never
- * blocks; it returns the number of messages handled (0 when another thread
- * is reading) or a negative errno.
+ * blocks; it returns the number of messages handled (0 when there was
+ * nothing to read or another thread is reading) or a negative errno.
+ *
+ * Once the helper is lost, every job in flight has settled
+ * Uncertain(helper lost) and dispatch returns -ECONNRESET on every call
+ * for as long as it stays lost, because the descriptor stays readable
+ * (at EOF): stop polling it, or call confine_spawn, which starts a
+ * replacement on the same descriptor number (not in connect mode).
+ * Thread-safe.
  */
 int confine_fd(struct confine *c);
 int confine_dispatch(struct confine *c);
 
-/* What the calling thread's last failed call went wrong on, in words. */
+/*
+ * What the calling thread's last failed call went wrong on, in words. The
+ * buffer is the calling thread's own (thread-local): valid until that
+ * thread's next call into the library, never to be freed.
+ */
 const char *confine_error_message(void);
 
-/* Names for logs and JSON: "completed", "exit_code", "landlock", "cwd"... */
+/*
+ * Names for logs and JSON: "completed", "exit_code", "landlock", "cwd"...;
+ * "unknown" for a value out of range. Static strings; thread-safe.
+ */
 const char *confine_outcome_name(enum confine_outcome outcome);
 const char *confine_reason_name(enum confine_reason reason);
 const char *confine_backend_name(enum confine_backend backend);
