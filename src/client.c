@@ -882,7 +882,7 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	struct wire_buf b = { 0 };
 	struct confine_job *j;
 	struct spec s;
-	unsigned mask = 0, nfds = 0, i, gen;
+	unsigned mask = 0, nfds = 0, i, gen = 0;
 	int fds[3], rc, tries;
 
 	*out = NULL;

@@ -717,20 +717,29 @@ socket_is_private_by_default(void **state)
 	tu_rmsock(dir, sock);
 }
 
+/* A child's failure: its code, and what the library last said. */
+static int
+child_failed(int code)
+{
+	fprintf(stderr, "child failed (%d): %s\n", code, confine_error_message());
+	return code;
+}
+
 /*
- * Runs fn in a child process, for what cannot be undone in this one
- * (threads). The child reports by exit status, for cmocka's assertions
- * would jump back into the child's copy of the test runner.
+ * Runs a case of children[] in a fresh process, this program run again
+ * with its name, for what cannot be undone in this one (threads). Not a
+ * fork: a forked child may start out threaded (a sanitizer's runtime
+ * restarts its own thread there). It reports by exit status.
  */
 static void
-in_child(int (*fn)(void))
+in_child(const char *name)
 {
-	pid_t pid = fork();
+	const char *argv[] = { "helper_test", name, NULL };
 	int status;
+	pid_t pid;
 
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(fn());
+	assert_int_equal(posix_spawn(&pid, "/proc/self/exe", NULL, NULL,
+	    (char *const *)(uintptr_t)argv, environ), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -751,16 +760,16 @@ open_threaded(void)
 	pthread_t t;
 
 	if (pthread_create(&t, NULL, idle, NULL) != 0)
-		return 100;
+		return child_failed(100);
 	if (hu_open(&c, CONFINE_MODE_FORK, NULL) != -EDEADLK)
-		return 1;
+		return child_failed(1);
 	if (strstr(confine_error_message(), "thread") == NULL)
-		return 2;
+		return child_failed(2);
 	if (hu_open(&c, CONFINE_MODE_EXEC, NULL) != 0)
-		return 3;
+		return child_failed(3);
 	confine_close(c);
 	if (hu_open(&c, CONFINE_MODE_AUTO, NULL) != 0)
-		return 4;
+		return child_failed(4);
 	confine_close(c);
 	return 0;
 }
@@ -768,7 +777,7 @@ open_threaded(void)
 static void
 fork_mode_is_refused_once_threaded(void **state)
 {
-	in_child(open_threaded);
+	in_child("open-threaded");
 }
 
 /* A job through c without cmocka (in a child): 0 when it Completed. */
@@ -813,34 +822,34 @@ replace_threaded(void)
 	int i, rc;
 
 	if (access(confine_default_helper_path(), F_OK) == 0)
-		return 99;  /* an installed helper would be found: not "none" */
+		return child_failed(99);  /* an installed helper: not "none" */
 	unsetenv("CONFINE_HELPER");
 	if (confine_open(&c[0], &by_option) != 0)
-		return 1;
+		return child_failed(1);
 	setenv("CONFINE_HELPER", hu_helper, 1);
 	if (confine_open(&c[1], &by_env) != 0)
-		return 2;
+		return child_failed(2);
 	unsetenv("CONFINE_HELPER");
 	if (confine_open(&c[2], &by_env) != 0)
-		return 3;
+		return child_failed(3);
 	for (i = 0; i < 3; i++)
 		if (hu_runs(confine_helper_pid(c[i]), hu_helper))
-			return 10 + i;  /* forked, not exec'd */
+			return child_failed(10 + i);  /* forked, not exec'd */
 	if (pthread_create(&t, NULL, idle, NULL) != 0)
-		return 100;
+		return child_failed(100);
 	for (i = 0; i < 3; i++) {
 		old = confine_helper_pid(c[i]);
 		if (kill(old, SIGKILL) != 0)
-			return 20 + i;
+			return child_failed(20 + i);
 		hu_await_exit(old);
 		rc = completes(c[i], scratch);
 		now = confine_helper_pid(c[i]);
 		if (i < 2 && (rc != 0 || now == old || !hu_runs(now, hu_helper)))
-			return 30 + i;
+			return child_failed(30 + i);
 		if (i == 2 && (rc != -EDEADLK ||
 		    strstr(confine_error_message(), "thread") == NULL ||
 		    strstr(confine_error_message(), "CONFINE_HELPER") == NULL))
-			return 40;
+			return child_failed(40);
 	}
 	for (i = 0; i < 3; i++)
 		confine_close(c[i]);
@@ -851,7 +860,7 @@ replace_threaded(void)
 static void
 fork_mode_replacement_is_never_forked_once_threaded(void **state)
 {
-	in_child(replace_threaded);
+	in_child("replace-threaded");
 }
 
 /*
@@ -902,8 +911,17 @@ missing_helper_binary_is_a_clear_error(void **state)
 
 #define PER_MODE(name) cmocka_unit_test(name)
 
+/* What in_child can run. */
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} children[] = {
+	{ "open-threaded", open_threaded },
+	{ "replace-threaded", replace_threaded },
+};
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest per_mode[] = {
 		PER_MODE(completed_writes_inside_and_is_denied_outside),
@@ -941,6 +959,12 @@ main(void)
 	hu_setup();
 	/* A peer that vanishes must not kill the test with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	if (argc == 2) {
+		for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+			if (strcmp(argv[1], children[i].name) == 0)
+				return children[i].fn();
+		return child_failed(127);
+	}
 	current = &modes[0];
 	failed += cmocka_run_group_tests_name("exec mode", per_mode,
 	    group_setup, group_teardown);
