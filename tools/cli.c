@@ -178,7 +178,11 @@ cli_summary(char *buf, size_t len, const struct confine_result *r,
 		    r->signal, strsignal(r->signal));
 		break;
 	case CONFINE_REASON_EXEC:
-		if (r->step == CONFINE_STEP_EXEC && ctx->exe != NULL)
+		if (r->step == CONFINE_STEP_EXEC && ctx->exe != NULL &&
+		    ctx->unfound && r->error == ENOENT)
+			n = snprintf(buf, len, "%s: cannot run %s: not found in "
+			    "PATH", o, ctx->exe);
+		else if (r->step == CONFINE_STEP_EXEC && ctx->exe != NULL)
 			n = snprintf(buf, len, "%s: cannot run %s: %s", o, ctx->exe,
 			    strerror(r->error));
 		else if (r->step == CONFINE_STEP_CWD && ctx->cwd != NULL)

@@ -40,6 +40,7 @@ int cli_exit_status(const struct confine_result *r);
 /* What the summary line knows beside the result. */
 struct cli_context {
 	const char *exe;       /* the program, for a failed exec */
+	int unfound;           /* exe is a name found nowhere along PATH */
 	const char *cwd;       /* its working directory, for a failed chdir */
 	const char *deadline;  /* as given on the command line, or NULL */
 	int signal;            /* what made confine-run cancel the job, or 0 */

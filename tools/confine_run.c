@@ -77,6 +77,9 @@ enum {
 	OPT_NPROC,
 };
 
+/* '+': the first operand is the program; its options are its own. */
+static const char shortopts[] = "+:s:C:t:e:vh";
+
 static const struct option longopts[] = {
 	{ "scratch", required_argument, NULL, 's' },
 	{ "cwd", required_argument, NULL, 'C' },
@@ -115,6 +118,7 @@ struct opts {
 	const char **devices;        /* NULL-terminated */
 	size_t ndevices;
 	char *exe;                   /* absolute */
+	int unfound;                 /* exe: nothing of that name along PATH */
 	char **argv;                 /* the job's, from EXE on */
 };
 
@@ -242,17 +246,22 @@ absolute(const char *path)
 }
 
 /*
- * The program as a shell finds it: a name with a slash from the working
+ * The program as execvp finds it: a name with a slash from the working
  * directory, else the first executable file of that name along our PATH.
+ * Not found, *unfound says so and it is, as execvp would report, the first
+ * candidate that exists (exec fails with EACCES: 126), else the first that
+ * does not (ENOENT: 127): the job fails to exec it with the settlement of a
+ * program named by its path.
  */
 static char *
-find_exe(const char *name)
+find_exe(const char *name, int *unfound)
 {
 	const char *path = getenv("PATH"), *p, *end;
+	char *cand, *abs, *found = NULL, *missing = NULL;
 	struct stat st;
-	char *cand, *abs;
 	size_t n;
 
+	*unfound = 0;
 	if (strchr(name, '/') != NULL)
 		return absolute(name);
 	if (path == NULL)
@@ -268,13 +277,28 @@ find_exe(const char *name)
 		    end > p ? p : ".", name);
 		abs = absolute(cand);
 		free(cand);
-		if (stat(abs, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(abs, X_OK) == 0)
+		if (stat(abs, &st) != 0) {
+			if (missing == NULL)
+				missing = abs;
+			else
+				free(abs);
+		} else if (S_ISREG(st.st_mode) && access(abs, X_OK) == 0) {
+			free(found);
+			free(missing);
 			return abs;
-		free(abs);
+		} else if (found == NULL) {
+			found = abs;
+		} else {
+			free(abs);
+		}
 		if (*end == '\0')
-			return NULL;
+			break;
 	}
+	*unfound = 1;
+	if (found == NULL)
+		return missing;
+	free(missing);
+	return found;
 }
 
 static void
@@ -291,9 +315,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->env[0] = NULL;
 	o->devices[0] = NULL;
 	opterr = 0;
-	/* '+': the first operand is the program; its options are its own. */
-	while ((ch = getopt_long(argc, argv, "+:s:C:t:e:vh", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			o->scratch = optarg;
@@ -384,11 +406,32 @@ parse(int argc, char **argv, struct opts *o)
 	if (o->scratch == NULL && o->backend != CONFINE_BACKEND_NONE)
 		die("--scratch DIR is required unless --backend none");
 	o->argv = argv + optind;
-	o->exe = find_exe(o->argv[0]);
-	if (o->exe == NULL) {
-		fprintf(stderr, "confine-run: %s: not found in PATH\n", o->argv[0]);
-		exit(CLI_EXIT_NOENT);
-	}
+	o->exe = find_exe(o->argv[0], &o->unfound);
+}
+
+/*
+ * --result's FILE, looked for before anything else is checked, so that it
+ * is emptied first: whatever confine-run exits with, FILE then holds this
+ * run's settlement or nothing, never an earlier run's.
+ */
+static const char *
+result_option(int argc, char **argv)
+{
+	const char *path = NULL;
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		if (ch == OPT_RESULT)
+			path = optarg;
+	/* From the start again for parse(). */
+#ifdef __GLIBC__
+	optind = 0;
+#else
+	optreset = 1;
+	optind = 1;
+#endif
+	return path;
 }
 
 static void
@@ -507,7 +550,7 @@ open_result(const char *path)
 		return NULL;
 	if (strcmp(path, "-") == 0)
 		return stdout;
-	/* Before the job runs: a result that cannot be kept refuses it. */
+	/* Before anything runs: a result that cannot be kept refuses the job. */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
 		die("--result %s: %s", path, strerror(errno));
@@ -530,8 +573,8 @@ main(int argc, char **argv)
 	int status, rc;
 
 	hold_stdio();
+	result = open_result(result_option(argc, argv));
 	parse(argc, argv, &o);
-	result = open_result(o.result);
 
 	memset(&co, 0, sizeof(co));
 	co.mode = o.socket ? CONFINE_MODE_CONNECT : CONFINE_MODE_EXEC;
@@ -570,7 +613,8 @@ main(int argc, char **argv)
 	}
 
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.exe = o.exe;
+	ctx.exe = o.unfound ? o.argv[0] : o.exe;
+	ctx.unfound = o.unfound;
 	/* A fresh root is the job's cwd unless it was given one. */
 	root = xstrdup(confine_job_scratch(job));
 	ctx.cwd = o.cwd ? o.cwd : root;

@@ -245,6 +245,7 @@ summary_says_what_happened(void **state)
 	static const struct cli_context full = { .exe = "/bin/x",
 	    .cwd = "/s/sub", .deadline = "500ms", .signal = SIGINT };
 	static const struct cli_context none = { 0 };
+	static const struct cli_context unfound = { .exe = "cc", .unfound = 1 };
 	static const struct {
 		const struct cli_context *ctx;
 		struct row r;
@@ -257,6 +258,11 @@ summary_says_what_happened(void **state)
 		    "failed: killed by signal 9 (" },
 		{ &full, ROW(FAILED, EXEC, -1, 0, ENOENT, EXEC),
 		    "failed: cannot run /bin/x: No such file or directory" },
+		/* A name looked for along PATH and found nowhere. */
+		{ &unfound, ROW(FAILED, EXEC, -1, 0, ENOENT, EXEC),
+		    "failed: cannot run cc: not found in PATH" },
+		{ &unfound, ROW(FAILED, EXEC, -1, 0, EACCES, EXEC),
+		    "failed: cannot run cc: Permission denied" },
 		{ &full, ROW(FAILED, EXEC, -1, 0, ENOENT, CWD),
 		    "failed: cannot enter /s/sub: No such file or directory" },
 		{ &full, ROW(FAILED, EXEC, -1, 0, EPERM, CONFINE),

@@ -273,6 +273,52 @@ case_result_is_emptied_when_nothing_runs() {
 	[ ! -s "$T/r.json" ] || fail "a stale result was left"
 }
 
+# FILE is emptied before anything else is checked: after a usage error
+# (wherever --result stands among the options) it holds no earlier run's.
+case_result_is_emptied_on_a_usage_error() {
+	for args in "-t 10x --result $T/r.json" "--result $T/r.json -t 10x" \
+	    "--no-such-option --result $T/r.json" "--result=$T/r.json --backend chroot" \
+	    "--result $T/r.json --helper $HELPER --connect /x.sock" \
+	    "-e =x --result $T/r.json"; do
+		echo stale >"$T/r.json"
+		# shellcheck disable=SC2086
+		cr -s "$S" $args -- "$FIX" write "$S/f"
+		expect_status 125
+		expect_err_lines 1
+		[ -e "$T/r.json" ] && [ ! -s "$T/r.json" ] ||
+			fail "$args: a stale result was left"
+	done
+	echo stale >"$T/r.json"
+	cr -s "$S" --result "$T/r.json"
+	expect_status 125
+	expect_err "no program to run"
+	[ ! -s "$T/r.json" ] || fail "a stale result was left with no program"
+	[ ! -e "$S/f" ] || fail "a job ran"
+}
+
+# A name found nowhere along PATH fails as a missing path does: 127, and
+# the same settlement, field for field (but the ids and the times).
+case_result_of_a_program_not_in_path_is_a_failed_exec() {
+	cr -s "$S" --result "$T/path.json" -- "$S/no-such-program"
+	expect_status 127
+	echo stale >"$T/r.json"
+	PATH="/nonexistent:$T" "$RUN" -s "$S" --result "$T/r.json" -- \
+	    no-such-program </dev/null >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 127
+	expect_err_lines 1
+	expect_err "^confine-run: failed: cannot run no-such-program: not found in PATH\$"
+	for k in outcome reason exit_code signal errno step backend proof scratch_kept; do
+		[ "$(json "$T/r.json" "$k")" = "$(json "$T/path.json" "$k")" ] ||
+			fail "$k: $(json "$T/r.json" "$k"), by path $(json "$T/path.json" "$k")"
+	done
+	expect_json "$T/r.json" outcome failed
+	expect_json "$T/r.json" reason exec
+	expect_json "$T/r.json" errno 2
+	expect_json "$T/r.json" step exec
+	[ "$(json "$T/r.json" pid)" -gt 0 ] || fail "no pid"
+}
+
 case_result_that_cannot_be_written_refuses_the_job() {
 	cr -s "$S" --result "$T/no-such-dir/r.json" -- "$FIX" write "$S/f"
 	expect_status 125
