@@ -435,18 +435,37 @@ case_fresh_scratch_is_made_and_removed() {
 	[ -n "$(ls -A "$S")" ] || fail "the fresh root of an uncertain job was removed"
 }
 
+# Both ways: every option of --help has its entry in the manual's OPTIONS,
+# and every entry there is in --help, each short option with its long one.
 case_help_and_the_manual_name_every_option() {
 	for h in -h --help; do
 		cr "$h"
 		expect_status 0
 		expect_out "^usage: confine-run \\[OPTIONS\\] \\[--\\] EXE \\[ARG...\\]\$"
 	done
-	opts=$(grep -oE -- '--[a-z][a-z-]+' "$T/out" | sort -u)
-	[ "$(echo "$opts" | wc -l)" -ge 14 ] || fail "help lists only: $opts"
-	for o in $opts; do
-		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$ROOT/docs/man/confine-run.1" ||
-			fail "the manual lacks $o"
-	done
+	sed -n '/^\.SH OPTIONS/,/^\.SH EXIT/p' "$ROOT/docs/man/confine-run.1" |
+		sed 's/\\-/-/g' >"$T/man"
+	grep -oE -- '--[a-z][a-z-]+' "$T/out" | sort -u >"$T/help.long"
+	grep -oE -- '--[a-z][a-z-]+' "$T/man" | sort -u >"$T/man.long"
+	[ "$(wc -l <"$T/help.long")" -ge 21 ] || fail "help lists only: $(cat "$T/help.long")"
+	diff "$T/help.long" "$T/man.long" >"$T/err" ||
+		fail "options of --help (<) and of the manual (>) differ"
+	sed -n 's/^  \(-[a-zA-Z]\), \(--[a-z-]*\).*/\1 \2/p' "$T/out" | sort >"$T/help.short"
+	sed -n 's/^\.BR \(-[a-zA-Z]\) ", " \(--[a-z-]*\).*/\1 \2/p' "$T/man" |
+		sort >"$T/man.short"
+	[ "$(wc -l <"$T/help.short")" -ge 6 ] || fail "help has only: $(cat "$T/help.short")"
+	diff "$T/help.short" "$T/man.short" >"$T/err" ||
+		fail "short options of --help (<) and of the manual (>) differ"
+}
+
+# As the manual says: a duration of 0s is no deadline (and no grace), not
+# one that has passed already.
+case_zero_deadline_is_none() {
+	cr -s "$S" -t 0s --grace 0s --result "$T/r.json" -- "$FIX" sleep 300
+	expect_status 0
+	expect_json "$T/r.json" outcome completed
+	cr -s "$S" --deadline 0ms --result "$T/r.json" -- "$FIX" exit 0
+	expect_status 0
 }
 
 case_bad_usage_is_125_with_one_line() {
