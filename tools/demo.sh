@@ -11,10 +11,13 @@ out=$scratch.out
 trap 'rm -rf "$scratch" "$outside" "$out"' EXIT
 failures=0
 
-# job TITLE STATUS ARG...: runs confine-run -v ARG..., shows what it said.
+# job TITLE STATUS PATTERN ARG...: runs confine-run -v ARG..., shows what
+# it said, and checks both its status and that what it said matches the
+# extended regular expression PATTERN: a status alone may not tell a
+# confined run from an unconfined one.
 job() {
-	title=$1 want=$2
-	shift 2
+	title=$1 want=$2 pattern=$3
+	shift 3
 	printf '%s\n  $ confine-run -v' "$title"
 	for a in "$@"; do
 		case $a in
@@ -27,33 +30,40 @@ job() {
 	st=$?
 	sed 's/^/  | /' "$out"
 	printf '  exit status %d' "$st"
-	if [ "$st" -eq "$want" ]; then
-		printf '\n\n'
-	else
+	if [ "$st" -ne "$want" ]; then
 		printf ', expected %d\n\n' "$want"
 		failures=$((failures + 1))
+	elif ! grep -Eq -- "$pattern" "$out"; then
+		printf ', but nothing said /%s/\n\n' "$pattern"
+		failures=$((failures + 1))
+	else
+		printf '\n\n'
 	fi
 }
 
 printf 'confine demo: %s; scratch root %s\n\n' "$("$run" --version)" "$scratch"
 
-job "1. A write inside the scratch root succeeds" 0 \
+job "1. A write inside the scratch root succeeds" 0 "^hello\$" \
 	-s "$scratch" -- sh -c 'echo hello > note.txt && cat note.txt'
 
-job "2. A write outside it is denied" 2 \
+job "2. A write outside it is denied" 2 "escaped: Permission denied" \
 	-s "$scratch" -- sh -c "echo escape > $outside/escaped"
 if [ -e "$outside/escaped" ]; then
 	printf '  !! %s/escaped EXISTS: confinement failed\n\n' "$outside"
 	failures=$((failures + 1))
 fi
 
-job "3. A network connect is denied" 1 \
+# Unconfined, the same connect fails too (ECONNREFUSED, or it succeeds if
+# something listens there): only EPERM's words show the denial.
+job "3. A network connect is denied" 1 "Operation not permitted" \
 	-s "$scratch" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/80'
 
 job "4. A deadline of 500ms cancels a sleeper" 124 \
+	"^confine-run: cancelled: the deadline of 500ms passed" \
 	-s "$scratch" -t 500ms -- sleep 30
 
 job "5. A descendant left behind makes the job Uncertain, and is killed" 123 \
+	'"reason":"group_still_present"' \
 	-s "$scratch" --result - -- sh -c 'sleep 30 & exit 0'
 
 if [ "$failures" -eq 0 ]; then
