@@ -4,14 +4,20 @@
  * EAGAIN, and once jobs end it serves again. Unsandboxed: Bazel's sandbox
  * maps only root. Everything the helper runs is copied to /tmp, where the
  * unprivileged user can reach it.
+ *
+ * RLIMIT_NPROC counts every process of the user, machine-wide: the user is
+ * a uid no process has (nobody may well have some), checked in /proc.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +30,69 @@
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 
-#define NOBODY 65534
 #define MAX 16
+
+/* Whether a task has uid as its real, effective, saved or filesystem uid. */
+static bool
+uid_in_use(uid_t uid)
+{
+	char path[600], line[256];
+	unsigned long id[4];
+	struct dirent *p, *t;
+	bool used = false;
+	DIR *procs, *tasks;
+	FILE *f;
+	int i;
+
+	procs = opendir("/proc");
+	assert_non_null(procs);
+	while (!used && (p = readdir(procs)) != NULL) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		if ((tasks = opendir(path)) == NULL)
+			continue;    /* gone since */
+		while (!used && (t = readdir(tasks)) != NULL) {
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/status",
+			    p->d_name, t->d_name);
+			if (t->d_name[0] == '.' || (f = fopen(path, "r")) == NULL)
+				continue;
+			while (fgets(line, sizeof(line), f) != NULL)
+				if (sscanf(line, "Uid: %lu %lu %lu %lu", &id[0],
+				    &id[1], &id[2], &id[3]) == 4) {
+					for (i = 0; i < 4; i++)
+						used = used || id[i] == uid;
+					break;
+				}
+			fclose(f);
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return used;
+}
+
+/*
+ * A uid of no user and no process. High, and from a start of this run's
+ * own, so that runs from other checkouts at the same time pick apart.
+ */
+static uid_t
+unused_uid(void)
+{
+	uid_t uid = 2000000000u + (uid_t)(getpid() % 100000) * 100;
+	int i;
+
+	/* The scan sees at least ourselves. */
+	assert_true(uid_in_use(getuid()));
+	for (i = 0; i < 1000; i++, uid++)
+		if (getpwuid(uid) == NULL && !uid_in_use(uid)) {
+			print_message("the helper runs as uid %lu\n",
+			    (unsigned long)uid);
+			return uid;
+		}
+	fail_msg("no unused uid from %lu", (unsigned long)uid - 1000);
+	return 0;
+}
 
 static void
 fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
@@ -37,6 +104,7 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 	struct hu_job next;
 	struct confine *c;
 	int i, n, rc = 0, tries;
+	uid_t user = unused_uid();
 	pid_t pid;
 
 	assert_non_null(mkdtemp(dir));
@@ -48,15 +116,15 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 	tu_copy_exec(hu_helper, helper);
 	tu_copy_exec(plain, fixture);
 	assert_int_equal(mkdir(scratch, 0755), 0);
-	assert_int_equal(chown(scratch, NOBODY, NOBODY), 0);
-	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	assert_int_equal(chown(scratch, user, user), 0);
+	assert_int_equal(chown(dir, user, user), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		/* The helper, its shepherds and jobs: nine processes at most. */
 		struct rlimit rl = { 9, 9 };
 
-		if (setgid(NOBODY) != 0 || setuid(NOBODY) != 0 ||
+		if (setgid(user) != 0 || setuid(user) != 0 ||
 		    setrlimit(RLIMIT_NPROC, &rl) != 0)
 			_exit(100);
 		execl(helper, "confine-helper", "--listen", sock, "--allow-uid",
