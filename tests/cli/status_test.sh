@@ -74,6 +74,46 @@ case_descendant_left_behind_is_123_and_killed() {
 	gone "$child" || fail "the descendant $child is still alive"
 }
 
+# The helper SIGKILLed under a running job, the one confine-run forks by
+# default and one it execs (--helper): confine-run reports the job
+# Uncertain(helper lost), never Completed, and the job does not outlive it.
+helper_lost() { # [--helper PATH]
+	"$RUN" -s "$S" "$@" --result "$T/r.json" -- "$FIX" pid-sleep 60000 \
+	    </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	wait_for_line "$T/out"  # the job runs, so its helper does
+	job=$(head -n 1 "$T/out")
+	# confine-run's one child; a wrapper given as --helper says it too.
+	read -r helper others <"/proc/$pid/task/$pid/children"
+	[ -n "$helper" ] && [ -z "$others" ] || fail "confine-run's children: $helper $others"
+	[ ! -s "$T/helper.pid" ] || [ "$(cat "$T/helper.pid")" = "$helper" ] ||
+		fail "confine-run's child $helper is not the helper $(cat "$T/helper.pid")"
+	kill -KILL "$helper" || fail "no helper to kill"
+	wait "$pid"
+	st=$?
+	expect_status 123
+	expect_err_lines 1
+	expect_err "^confine-run: uncertain: the helper died\$"
+	expect_json "$T/r.json" outcome uncertain
+	expect_json "$T/r.json" reason helper_lost
+	gone "$job" || fail "the job $job outlived its helper"
+}
+
+case_helper_lost_is_123() {
+	helper_lost
+}
+
+case_helper_given_lost_is_123() {
+	cat >"$T/helper" <<-EOF
+	#!/bin/sh
+	echo \$\$ >"$T/helper.pid"
+	exec "$HELPER" "\$@"
+	EOF
+	chmod +x "$T/helper"
+	helper_lost --helper "$T/helper"
+	[ -s "$T/helper.pid" ] || fail "the helper given did not run"
+}
+
 case_missing_scratch_root_is_125() {
 	cr -s "$S/no-such-dir" -- "$FIX" write "$S/no-such-dir/f"
 	expect_status 125
