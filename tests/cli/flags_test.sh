@@ -392,6 +392,7 @@ case_bounds_are_hit_as_the_matching_status() {
 }
 
 # In Bazel's sandbox there is no cgroup to create: refused, never unbounded.
+# (bounds_test, unsandboxed, shows them hit.)
 case_bounds_that_need_a_cgroup_are_refused_here() {
 	cr -s "$S" --memory 64M -- "$FIX" write "$S/f"
 	expect_status 125
