@@ -118,4 +118,68 @@ case_destdir_stages_the_tree() {
 		fail "the staged confine.pc names the stage"
 }
 
+# tools/install itself, around install-dist.sh: its Bazel build is a
+# stand-in (BAZEL) that notes how it was called and installs the build of
+# this test, so what is left to see is its own part: the PREFIX it makes,
+# what it refuses, and its check of the install.
+fake_bazel() { # [COMMAND to run after installing]
+	cat >"$T/bazel" <<-EOF
+	#!/bin/sh
+	printf '%s\n' "\$*" >>"$T/bazel.args"
+	for a; do last=\$a; done
+	sh "$ROOT/tools/install-dist.sh" "$DIST" "\$last" && ${1:-:}
+	EOF
+	chmod +x "$T/bazel"
+}
+
+run_install() { # DIR ARG...: tools/install ARG... from DIR
+	_dir=$1
+	shift
+	(cd "$_dir" && BAZEL="$T/bazel" sh "$ROOT/tools/install" "$@") >"$T/out" 2>"$T/err"
+	st=$?
+}
+
+case_tools_install_makes_a_relative_prefix_absolute_and_checks_it() {
+	fake_bazel
+	rm -rf "$PREFIX"
+	run_install "${PREFIX%/*}" "${PREFIX##*/}"
+	expect_status 0
+	[ "$(cat "$T/bazel.args")" = "run -c opt --//tools:prefix=$PREFIX //tools:install_dist -- $PREFIX" ] ||
+		fail "bazel ran as: $(cat "$T/bazel.args")"
+	expect_out "^tools/install: checked: a program built with pkg-config ran a confined job through $PREFIX/libexec/confine-helper\$"
+	expect_out "^tools/install: programs linked with -lconfine need LD_LIBRARY_PATH=$PREFIX/lib"
+}
+
+case_tools_install_refuses_what_it_cannot_install() {
+	fake_bazel
+	run_install "$T" "/tmp/two words"
+	expect_status 1
+	expect_err "^tools/install: PREFIX may hold only letters, digits and /._\\+-: /tmp/two words\$"
+	run_install "$T" 'a$b'
+	expect_status 1
+	expect_err "^tools/install: PREFIX may hold only .*: $T/a\\\$b\$"
+	run_install "$T" /a /b
+	expect_status 1
+	expect_err "^tools/install: usage: tools/install \\[PREFIX\\]\$"
+	[ ! -e "$T/bazel.args" ] || fail "it built: $(cat "$T/bazel.args")"
+}
+
+case_tools_install_with_destdir_stages_without_a_check() {
+	fake_bazel
+	DESTDIR="$T/stage" run_install "$T" "$PREFIX"
+	expect_status 0
+	[ -x "$T/stage$PREFIX/libexec/confine-helper" ] || fail "nothing staged"
+	! grep -q checked "$T/out" || fail "it checked a staged install"
+}
+
+# Its check has teeth: an install whose helper does not run fails it.
+case_tools_install_check_fails_on_a_broken_install() {
+	fake_bazel "rm -f $PREFIX/libexec/confine-helper"
+	run_install "$T" "$PREFIX"
+	expect_status 1
+	expect_err "^tools/install: check: a program built against $PREFIX did not run its jobs as it should\$"
+	sh "$ROOT/tools/install-dist.sh" "$DIST" "$PREFIX" >/dev/null ||
+		fail "cannot install again"
+}
+
 run_cases
