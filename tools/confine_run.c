@@ -118,7 +118,8 @@ struct opts {
 	const char **devices;        /* NULL-terminated */
 	size_t ndevices;
 	char *exe;                   /* absolute */
-	int unfound;                 /* exe: nothing of that name along PATH */
+	int unfound;                 /* no program of that name along PATH:
+	                                exe is what exec is to fail on */
 	char **argv;                 /* the job's, from EXE on */
 };
 
