@@ -203,8 +203,9 @@ process_bound_is_a_failed_fork(void **state)
 
 /*
  * Without a pids cgroup a process bound is RLIMIT_NPROC, which binds only
- * a user other than root: run the core as nobody, with a helper
- * environment probed as nobody (who may create no cgroup).
+ * a user other than root: run the core as a uid of nobody's, one no other
+ * process has (the limit counts them all), with a helper environment
+ * probed as that user (who may create no cgroup).
  */
 static void
 process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
@@ -215,6 +216,7 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 	struct job_env env;
 	struct spec s;
 	int status, rc;
+	uid_t user = tu_unused_uid();
 	pid_t pid;
 
 	assert_non_null(mkdtemp(dir));
@@ -223,15 +225,15 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 	scratch = tu_join(dir, "scratch");
 	tu_copy_exec(plain, fixture);
 	assert_int_equal(mkdir(scratch, 0755), 0);
-	assert_int_equal(chown(scratch, 65534, 65534), 0);
+	assert_int_equal(chown(scratch, user, user), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		if (setgid(65534) != 0 || setuid(65534) != 0)
+		if (setgid(user) != 0 || setuid(user) != 0)
 			_exit(100);
 		job_env_init(&env);
 		if (env.cg.pids >= 0)
-			_exit(101);  /* nobody should not be able to */
+			_exit(101);  /* a user should not be able to */
 		memset(&s, 0, sizeof(s));
 		s.exe = fixture;
 		s.argv = argv;

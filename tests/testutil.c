@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,4 +225,67 @@ tu_gone(pid_t pid)
 		nanosleep(&ts, NULL);
 	}
 	return false;
+}
+
+/* Whether a task has uid as its real, effective, saved or filesystem uid. */
+static bool
+uid_in_use(uid_t uid)
+{
+	char path[600], line[256];
+	unsigned long id[4];
+	struct dirent *p, *t;
+	bool used = false;
+	DIR *procs, *tasks;
+	FILE *f;
+	int i;
+
+	if ((procs = opendir("/proc")) == NULL)
+		die("opendir", "/proc");
+	while (!used && (p = readdir(procs)) != NULL) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		if ((tasks = opendir(path)) == NULL)
+			continue;    /* gone since */
+		while (!used && (t = readdir(tasks)) != NULL) {
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/status",
+			    p->d_name, t->d_name);
+			if (t->d_name[0] == '.' || (f = fopen(path, "r")) == NULL)
+				continue;
+			while (fgets(line, sizeof(line), f) != NULL)
+				if (sscanf(line, "Uid: %lu %lu %lu %lu", &id[0],
+				    &id[1], &id[2], &id[3]) == 4) {
+					for (i = 0; i < 4; i++)
+						used = used || id[i] == uid;
+					break;
+				}
+			fclose(f);
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	return used;
+}
+
+/*
+ * A uid of no user and no process. High, and from a start of this run's
+ * own, so that runs from other checkouts at the same time pick apart.
+ */
+uid_t
+tu_unused_uid(void)
+{
+	uid_t uid = 2000000000u + (uid_t)(getpid() % 100000) * 100;
+	int i;
+
+	/* The scan sees at least ourselves, or it sees nothing. */
+	if (!uid_in_use(getuid()))
+		die("cannot read the uids of", "/proc");
+	for (i = 0; i < 1000; i++, uid++)
+		if (getpwuid(uid) == NULL && !uid_in_use(uid)) {
+			fprintf(stderr, "test setup: uid %lu, of nobody\n",
+			    (unsigned long)uid);
+			return uid;
+		}
+	errno = EAGAIN;
+	die("no unused uid near", "2000000000");
 }

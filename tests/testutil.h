@@ -37,5 +37,11 @@ void tu_copy_exec(const char *from, const char *to);
 int tu_closed_port(int *fd);
 /* True once kill(pid, 0) says ESRCH, polled for up to two seconds. */
 bool tu_gone(pid_t pid);
+/*
+ * A uid of no user that no process has, for tests that need an
+ * unprivileged one: RLIMIT_NPROC counts every process of a uid, so
+ * "nobody" may already be over a low bound.
+ */
+uid_t tu_unused_uid(void);
 
 #endif

@@ -13,9 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,68 +30,6 @@
 
 #define MAX 16
 
-/* Whether a task has uid as its real, effective, saved or filesystem uid. */
-static bool
-uid_in_use(uid_t uid)
-{
-	char path[600], line[256];
-	unsigned long id[4];
-	struct dirent *p, *t;
-	bool used = false;
-	DIR *procs, *tasks;
-	FILE *f;
-	int i;
-
-	procs = opendir("/proc");
-	assert_non_null(procs);
-	while (!used && (p = readdir(procs)) != NULL) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
-		if ((tasks = opendir(path)) == NULL)
-			continue;    /* gone since */
-		while (!used && (t = readdir(tasks)) != NULL) {
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/status",
-			    p->d_name, t->d_name);
-			if (t->d_name[0] == '.' || (f = fopen(path, "r")) == NULL)
-				continue;
-			while (fgets(line, sizeof(line), f) != NULL)
-				if (sscanf(line, "Uid: %lu %lu %lu %lu", &id[0],
-				    &id[1], &id[2], &id[3]) == 4) {
-					for (i = 0; i < 4; i++)
-						used = used || id[i] == uid;
-					break;
-				}
-			fclose(f);
-		}
-		closedir(tasks);
-	}
-	closedir(procs);
-	return used;
-}
-
-/*
- * A uid of no user and no process. High, and from a start of this run's
- * own, so that runs from other checkouts at the same time pick apart.
- */
-static uid_t
-unused_uid(void)
-{
-	uid_t uid = 2000000000u + (uid_t)(getpid() % 100000) * 100;
-	int i;
-
-	/* The scan sees at least ourselves. */
-	assert_true(uid_in_use(getuid()));
-	for (i = 0; i < 1000; i++, uid++)
-		if (getpwuid(uid) == NULL && !uid_in_use(uid)) {
-			print_message("the helper runs as uid %lu\n",
-			    (unsigned long)uid);
-			return uid;
-		}
-	fail_msg("no unused uid from %lu", (unsigned long)uid - 1000);
-	return 0;
-}
-
 static void
 fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 {
@@ -104,7 +40,7 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 	struct hu_job next;
 	struct confine *c;
 	int i, n, rc = 0, tries;
-	uid_t user = unused_uid();
+	uid_t user = tu_unused_uid();
 	pid_t pid;
 
 	assert_non_null(mkdtemp(dir));
