@@ -608,6 +608,13 @@ main(int argc, char **argv)
 	bench_title("confine benchmark (%s preset), confine %s", o.preset,
 	    CONFINE_VERSION);
 	machine();
+#ifdef __OPTIMIZE__
+	bench_line("build: optimized (-c opt), as installed");
+#else
+	/* The helper of fork mode is this binary's own code. */
+	bench_line("build: NOT optimized: confine's side runs -O0 code; "
+	    "figures to compare want bazel run -c opt //tools/bench");
+#endif
 	bench_line("helper: pid %ld, %s mode; scratch %s; bwrap %s",
 	    (long)confine_helper_pid(r.c), o.mode == CONFINE_MODE_EXEC ? "exec" :
 	    o.mode == CONFINE_MODE_FORK ? "fork" : "auto (fork: one thread)",
