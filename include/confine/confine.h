@@ -131,7 +131,9 @@ enum confine_mode {
 	/* Fork the helper from inside the library: needs no binary, but is
 	 * refused (-EDEADLK) once the process has more than one thread. A
 	 * binary found in the same order as for EXEC, if any, is exec'd to
-	 * replace a lost helper once the process has threads. */
+	 * replace a lost helper once the process has threads. The helper is
+	 * a copy of the host as it is now, and every job's shepherd a copy of
+	 * the helper: open it while the host is small, or use EXEC. */
 	CONFINE_MODE_FORK = 2,
 	/* Attach to a standalone confine-helper listening on socket_path. */
 	CONFINE_MODE_CONNECT = 3,
