@@ -158,6 +158,7 @@ stopped_job_under_a_deadline_is_cancelled(void **state)
 	j.spec.deadline_ms = 200;
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
+	assert_int_equal(j.r.reason, CONFINE_REASON_DEADLINE);
 	assert_int_equal(j.r.signal, SIGKILL);
 	hu_free(&j);
 	/* With a grace period: SIGTERM is held while stopped, SIGKILL is not. */
@@ -166,6 +167,8 @@ stopped_job_under_a_deadline_is_cancelled(void **state)
 	j.spec.grace_ms = 200;
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
+	assert_int_equal(j.r.reason, CONFINE_REASON_DEADLINE);
+	assert_int_equal(j.r.signal, SIGKILL);
 	hu_free(&j);
 	confine_close(c);
 }
