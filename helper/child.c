@@ -9,8 +9,10 @@
 #include "src/endian.h"
 #include "src/fd.h"
 #ifdef __linux__
+#include "helper/caps.h"
 #include "helper/cgroup.h"
 #include "helper/landlock.h"
+#include "helper/mountns.h"
 #include "helper/seccomp.h"
 #endif
 
@@ -33,7 +35,7 @@ child_err_decode(const unsigned char rec[CHILD_ERR_LEN], int *err)
 	uint32_t step = be32dec(rec);
 
 	*err = (int)be32dec(rec + 4);
-	return step <= CONFINE_STEP_LIMITS ? (enum confine_step)step :
+	return step <= CONFINE_STEP_IDENTITY ? (enum confine_step)step :
 	    CONFINE_STEP_EXEC;
 }
 
@@ -95,6 +97,41 @@ reset_signals(void)
 	return sigprocmask(SIG_SETMASK, &none, NULL) == 0 ? 0 : -errno;
 }
 
+/*
+ * The Linux backend's first half, while the process may still change its
+ * mounts: its own read-only view of the file system, and a bounding set
+ * that exec cannot refill.
+ */
+static int
+confine_view(const struct child_plan *p)
+{
+#ifdef __linux__
+	int rc;
+
+	if (p->backend != CONFINE_BACKEND_LANDLOCK)
+		return 0;
+	if ((rc = mountns_apply(&p->view)) != 0)
+		return rc;
+	return caps_drop_bounding();
+#else
+	(void)p;
+	return 0;
+#endif
+}
+
+/* Then, once the job has its own uid: no capability at all. */
+static int
+confine_caps(const struct child_plan *p)
+{
+#ifdef __linux__
+	if (p->backend == CONFINE_BACKEND_LANDLOCK)
+		return caps_clear();
+#endif
+	(void)p;
+	return 0;
+}
+
+/* The rest: Landlock and seccomp. */
 static int
 confine(const struct child_plan *p)
 {
@@ -188,6 +225,28 @@ child_exec(const struct child_plan *p, int errfd)
 #endif
 	if ((rc = place_stdio(p->fd, &errfd)) != 0)
 		fail(errfd, CONFINE_STEP_STDIO, -rc);
+	/*
+	 * A client's job: its groups and gid now, and its uid for the paths
+	 * the view resolves; the uid itself once the view is made (setting it
+	 * takes the capabilities the view needs).
+	 */
+	if (p->become != NULL && (rc = ident_start(p->become)) != 0)
+		fail(errfd, CONFINE_STEP_IDENTITY, -rc);
+	if ((rc = confine_view(p)) != 0)
+		fail(errfd, CONFINE_STEP_CONFINE, -rc);
+	if (p->become != NULL && (rc = ident_finish(p->become)) != 0)
+		fail(errfd, CONFINE_STEP_IDENTITY, -rc);
+	if ((rc = confine_caps(p)) != 0)
+		fail(errfd, CONFINE_STEP_CONFINE, -rc);
+	/*
+	 * The scratch root must be the job's to write, as it now is (a root
+	 * job without capabilities is any user): refused here, rather than
+	 * every write failing later.
+	 */
+	if (p->policy->scratch != NULL && faccessat(AT_FDCWD,
+	    p->policy->scratch, W_OK | X_OK, AT_EACCESS) != 0)
+		fail(errfd, CONFINE_STEP_IDENTITY, errno);
+	/* In the view, as the job's own user: the writable root's copy. */
 	if (chdir(p->cwd) != 0)
 		fail(errfd, CONFINE_STEP_CWD, errno);
 	if ((rc = confine(p)) != 0)

@@ -1,13 +1,14 @@
 /*
  * The job's process between fork and exec. In this order, failing closed:
- * default signal dispositions and an empty mask; the job's stdio in place
- * and every other descriptor closed; cwd; confinement; exec with exactly
- * the given environment. (The process group was made by the shepherd.)
- * Around them: the job's cgroups are joined right after the signals
- * (before it could fork), a launcher's program is checked after
- * confinement, and its rlimits are set last (so that a low RLIMIT_NOFILE
- * cannot starve the setup). A failure is written to errfd as {step, errno}; EOF on its read
- * end means exec happened.
+ * default signal dispositions and an empty mask; the job's cgroups joined
+ * (before it could fork); its stdio in place and every other descriptor
+ * closed; its client's identity taken (a root helper's job for another
+ * user); on Linux, its own read-only view of the file system and no
+ * capability left; cwd; Landlock and seccomp; a launcher's program
+ * checked; rlimits, last (so that a low RLIMIT_NOFILE cannot starve the
+ * setup); exec with exactly the given environment. (The process group was
+ * made by the shepherd.) A failure is written to errfd as {step, errno};
+ * EOF on its read end means exec happened.
  */
 #ifndef CONFINE_CHILD_H
 #define CONFINE_CHILD_H
@@ -15,7 +16,11 @@
 #include <stdbool.h>
 
 #include "confine/confine.h"
+#include "helper/ident.h"
 #include "src/policy.h"
+#ifdef __linux__
+#include "helper/mountns.h"
+#endif
 
 #define CHILD_ERR_LEN 8
 
@@ -31,6 +36,11 @@ struct child_plan {
 	int fd[3];                /* -1: /dev/null */
 	enum confine_backend backend;  /* resolved: never AUTO */
 	const struct policy *policy;
+	const struct ident *become;   /* the client's, when not the helper's */
+	const struct ident *self;     /* the helper's, with become */
+#ifdef __linux__
+	struct mountns_root view;     /* Landlock: the writable root's copy */
+#endif
 	const struct landlock_plan *landlock;
 	const struct seccomp_prog *seccomp;
 	const struct confine_limits *limits;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,6 +53,7 @@ void
 job_env_init(struct job_env *env)
 {
 	memset(env, 0, sizeof(*env));
+	env->self_err = ident_self(&env->self);
 #ifdef __linux__
 	env->landlock_abi = landlock_abi();
 	if (seccomp_build(&env->seccomp) != 0)
@@ -85,6 +87,9 @@ struct plan {
 	const char *launcher;  /* seatbelt: checked, its argv built last */
 	char **launcher_argv;
 	bool fresh_made;       /* scratch is a directory we made */
+	struct stat root_st;   /* the scratch root as checked */
+	bool becomes;          /* the job runs as become, not as the helper */
+	struct ident become;
 };
 
 static char *const empty_env[] = { NULL };
@@ -115,16 +120,21 @@ resolve(enum confine_backend b)
 #define REFUSE(err, what) do { *why = (what); return (err); } while (0)
 
 static int
-canonical_dir(const char *path, char **out)
+canonical_dir(const char *path, char **out, struct stat *st)
 {
-	struct stat st;
-
 	*out = realpath(path, NULL);
 	if (*out == NULL)
 		return -errno;
-	if (stat(*out, &st) != 0)
+	if (stat(*out, st) != 0)
 		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+/* What the job's user may write: checked as that user (ident_enter). */
+static int
+writable(const char *path, int mode)
+{
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0 ? 0 : -errno;
 }
 
 /* Replaces the parent *path with a fresh directory made beneath it. */
@@ -156,7 +166,9 @@ canonical_device(const char *path, char **out)
 		return -errno;
 	if (stat(*out, &st) != 0)
 		return -errno;
-	return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? 0 : -EINVAL;
+	if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
+		return -EINVAL;
+	return writable(*out, W_OK);
 }
 
 /* Whether the backend can confine here; nothing is made yet. */
@@ -196,26 +208,78 @@ plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
 	}
 }
 
+/*
+ * The paths of the spec, as the job's user would reach them: canonical,
+ * the scratch root a directory it may write (or make a fresh root in),
+ * each device one it may write.
+ */
+static int
+plan_paths(struct plan *p, const struct spec *s, const char **why)
+{
+	size_t i;
+	int rc;
+
+	if (s->scratch != NULL) {
+		rc = canonical_dir(s->scratch, &p->scratch, &p->root_st);
+		if (rc != 0)
+			REFUSE(rc, "the scratch root must be an existing directory");
+		if ((rc = writable(p->scratch, W_OK | X_OK)) != 0)
+			REFUSE(rc, s->fresh_scratch ? "the job's user may not make "
+			    "a fresh root in that scratch parent" : "the job's user "
+			    "may not write that scratch root");
+	}
+	for (i = 0; i < s->ndevices; i++) {
+		rc = canonical_device(s->devices[i], &p->devices[i]);
+		p->ndevices = i + 1;
+		if (rc == -EINVAL || rc == -ENOENT)
+			REFUSE(rc, "a writable device must be an existing device node");
+		if (rc != 0)
+			REFUSE(rc, "a writable device must be one the job's user may write");
+	}
+	return 0;
+}
+
+/* Whose job it is: refused unless this helper can run it as peer. */
+static int
+plan_ident(struct plan *p, const struct job_env *env, const struct ident *peer,
+    const char **why)
+{
+	int rc;
+
+	if (peer == NULL)
+		return 0;
+	if (env->self_err != 0)
+		REFUSE(-ENOTSUP, "the helper could not read its own credentials");
+	if ((rc = ident_admit(&env->self, peer, &p->becomes, why)) != 0)
+		return rc;
+	if (p->becomes) {
+		p->become = *peer;
+		p->child.become = &p->become;
+		p->child.self = &env->self;
+	}
+	return 0;
+}
+
 /* Every check that can refuse the job; nothing is written by it. */
 static int
 plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
-    const char **why)
+    const struct ident *peer, const char **why)
 {
-	size_t i;
 	int rc, k;
 
 	memset(p, 0, sizeof(*p));
 	if ((rc = spec_check(s, why)) != 0)
 		return rc;
+	if ((rc = plan_ident(p, env, peer, why)) != 0)
+		return rc;
 	p->child.backend = resolve(s->backend);
-	if (s->scratch != NULL && (rc = canonical_dir(s->scratch, &p->scratch)) != 0)
-		REFUSE(rc, "the scratch root must be an existing directory");
-	for (i = 0; i < s->ndevices; i++) {
-		rc = canonical_device(s->devices[i], &p->devices[i]);
-		p->ndevices = i + 1;
-		if (rc != 0)
-			REFUSE(rc, "a writable device must be an existing device node");
-	}
+	if (p->becomes && (rc = ident_enter(&p->become, &env->self)) != 0)
+		REFUSE(rc, "the helper could not take its client's credentials");
+	rc = plan_paths(p, s, why);
+	if (p->becomes)
+		ident_leave(&env->self);
+	if (rc != 0)
+		return rc;
 	p->policy.devices = (const char *const *)p->devices;
 	p->policy.ndevices = p->ndevices;
 	p->child.path = s->exe;
@@ -237,16 +301,32 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
  * every check that could refuse the job: a refused job writes nothing.
  */
 static int
-plan_root(struct plan *p, const struct spec *s, const char **why)
+plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
+    const char **why)
 {
 	int rc;
 
 	if (s->fresh_scratch) {
-		if ((rc = make_fresh(&p->scratch)) != 0)
+		/* The job's user makes it, so that it is theirs. */
+		rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
+		if (rc == 0) {
+			rc = make_fresh(&p->scratch);
+			/* Made: job_start removes it if anything fails now. */
+			p->fresh_made = rc == 0;
+			if (rc == 0 && stat(p->scratch, &p->root_st) != 0)
+				rc = -errno;
+			if (p->becomes)
+				ident_leave(&env->self);
+		}
+		if (rc != 0)
 			REFUSE(rc, "no fresh scratch root could be made there");
-		p->fresh_made = true;
 	}
 	p->policy.scratch = p->scratch;
+#ifdef __linux__
+	p->child.view.path = p->scratch;
+	p->child.view.dev = p->root_st.st_dev;
+	p->child.view.ino = p->root_st.st_ino;
+#endif
 	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
 	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
 	if (p->launcher == NULL)
@@ -351,7 +431,7 @@ result_init(struct confine_result *r, enum confine_backend backend)
 
 int
 job_start(struct job *j, const struct spec *s, const struct job_env *env,
-    int64_t now, const char **why)
+    const struct ident *peer, int64_t now, const char **why)
 {
 	struct plan p;
 	int sv[2] = { -1, -1 }, rc;
@@ -366,13 +446,13 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	j->cg.dir = -1;
 	j->cg.procs[0] = j->cg.procs[1] = j->cg.procs[2] = -1;
 #endif
-	rc = plan_build(&p, s, env, why);
+	rc = plan_build(&p, s, env, peer, why);
 	if (rc == 0)
 		rc = plan_limits(&p, j, s, env, why);
 	if (rc == 0 && (rc = fd_socketpair(sv)) != 0)
 		*why = "no socketpair for the shepherd";
 	if (rc == 0)
-		rc = plan_root(&p, s, why);
+		rc = plan_root(&p, s, env, why);
 	if (rc != 0) {
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
@@ -654,6 +734,13 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 		j->phase = JOB_RUNNING;
 		if (r->type == SHEP_EXEC_OK) {
 			j->events |= JOB_EV_STARTED;
+		} else if (r->step == CONFINE_STEP_IDENTITY) {
+			/* Never as the helper, never where its user may not. */
+			refuse(j, r->err > 0 ? -r->err : -EPERM,
+			    r->err == EACCES || r->err == EROFS ?
+			    "the job's user may not write its scratch root" :
+			    "the job could not take its client's uid, gid and groups");
+			j->result.error = r->err;
 		} else if (r->step == CONFINE_STEP_CONFINE ||
 		    r->step == CONFINE_STEP_LIMITS) {
 			/* Never run unconfined or unbounded: refused. */
@@ -828,14 +915,14 @@ poll_timeout(int64_t t, int64_t now)
 
 int
 job_run(const struct spec *s, const struct job_env *env,
-    struct confine_result *r, const char **why)
+    const struct ident *peer, struct confine_result *r, const char **why)
 {
 	struct pollfd pfd;
 	struct job j;
 	int64_t now;
 	int rc, n;
 
-	rc = job_start(&j, s, env, clock_ns(), why);
+	rc = job_start(&j, s, env, peer, clock_ns(), why);
 	if (rc != 0)
 		return rc;
 	while (j.phase != JOB_DONE) {

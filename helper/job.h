@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "confine/confine.h"
+#include "helper/ident.h"
 #include "helper/shepherd.h"
 #include "helper/sys.h"
 #include "src/settle.h"
@@ -32,6 +33,8 @@
 /* What the helper learned about the machine once, at start. */
 struct job_env {
 	int landlock_abi;                /* < 0: no Landlock (-errno) */
+	struct ident self;               /* the helper's own credentials */
+	int self_err;                    /* reading them failed: -errno */
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
@@ -97,12 +100,16 @@ struct job {
 
 /*
  * Checks and prepares the spec (canonical paths, backend, launcher), then
- * forks the shepherd. Nothing is spawned or written when it refuses:
- * -EINVAL (with *why), -ENOTSUP (confinement cannot be applied exactly),
- * -ENOENT/-ENOTDIR (scratch root), or the fork's errno.
+ * forks the shepherd. peer is whose job it is (the connection's peer), or
+ * NULL for the helper's own: its paths are checked, its fresh root made,
+ * and the job run, with peer's credentials. Nothing is spawned or written
+ * when it refuses: -EINVAL (with *why), -ENOTSUP (confinement cannot be
+ * applied exactly), -ENOENT/-ENOTDIR/-EACCES (a path the peer cannot
+ * reach, or a scratch root it cannot write), -EPERM (this helper cannot
+ * run peer's jobs), or the fork's errno.
  */
 int job_start(struct job *j, const struct spec *s, const struct job_env *env,
-    int64_t now, const char **why);
+    const struct ident *peer, int64_t now, const char **why);
 
 /* Frees what job_start allocated; after JOB_DONE and the reaping. */
 void job_release(struct job *j);
@@ -128,6 +135,6 @@ void job_shepherd_lost(struct job *j, int64_t now);
  * only: it forks. Returns 0 with *r filled, or a refusal as job_start.
  */
 int job_run(const struct spec *s, const struct job_env *env,
-    struct confine_result *r, const char **why);
+    const struct ident *peer, struct confine_result *r, const char **why);
 
 #endif

@@ -56,6 +56,9 @@ landlock_plan(int abi, struct landlock_plan *plan)
 		break;
 	}
 	plan->fs_file = plan->fs_handled & FS_FILE_ALL;
+	/* No device node is made or used beneath it (its mount is nodev too). */
+	plan->fs_scratch = plan->fs_handled &
+	    ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV);
 	/* Without all of them the policy cannot be applied exactly. */
 	return abi < LANDLOCK_MIN_ABI ? -ENOTSUP : 0;
 }
@@ -93,7 +96,7 @@ landlock_apply(const struct landlock_plan *plan, const struct policy *p)
 	ruleset = (int)syscall(LL_NR_CREATE_RULESET, &attr, sizeof(attr), 0);
 	if (ruleset < 0)
 		return -errno;
-	rc = add_path(ruleset, p->scratch, plan->fs_handled);
+	rc = add_path(ruleset, p->scratch, plan->fs_scratch);
 	if (rc == 0)
 		rc = add_path(ruleset, "/dev/null", plan->fs_file);
 	for (i = 0; rc == 0 && i < p->ndevices; i++)

@@ -19,6 +19,7 @@
 struct landlock_plan {
 	int abi;
 	uint64_t fs_handled;  /* every write-side right the ABI knows */
+	uint64_t fs_scratch;  /* beneath the scratch root: all but devices */
 	uint64_t fs_file;     /* the subset that applies to a device node */
 	uint64_t net_handled;
 	uint64_t scoped;
@@ -35,7 +36,7 @@ int landlock_plan(int abi, struct landlock_plan *plan);
 
 /*
  * In the job's process, after fork: no_new_privs, then a ruleset granting
- * plan->fs_handled beneath the scratch root and plan->fs_file on /dev/null
+ * plan->fs_scratch beneath the scratch root and plan->fs_file on /dev/null
  * and each device node, then landlock_restrict_self. Returns 0 or -errno;
  * on error the caller must not exec.
  */

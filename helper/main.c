@@ -1,14 +1,7 @@
 /*
- * confine-helper: the standalone helper.
- *
- *   confine-helper --fd N [--parent PID]
- *       serve the connection inherited on descriptor N (exec mode); exit
- *       when it closes, or when PID is no longer our parent
- *   confine-helper --listen PATH [--mode OCTAL] [--allow-uid UID]...
- *       serve every client connecting to the unix socket PATH whose uid is
- *       ours or listed; the socket is created 0600 unless --mode says
- *       otherwise; SIGTERM or SIGINT stops it
- *   --poll: poll(2) where epoll would be used (the portable loop, tested)
+ * confine-helper: the standalone helper (usage() says how to run it).
+ * Each job runs with the credentials of the client that asked for it,
+ * never with the helper's (helper/ident.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +26,29 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: confine-helper --fd N [--parent PID] [--poll]\n"
-	    "       confine-helper --listen PATH [--mode OCTAL] [--allow-uid UID]... [--poll]\n");
+	    "       confine-helper --listen PATH [--mode OCTAL] [--allow-uid UID]...\n"
+	    "                      [--quiet] [--poll]\n"
+	    "\n"
+	    "Runs confined jobs for hosts that use the confine library. Each job\n"
+	    "runs as the user who asked for it, never as the helper: a helper run\n"
+	    "as root switches each job to its client's uid, gid and groups and\n"
+	    "checks every path of the spec as that client; any other helper serves\n"
+	    "only its own uid.\n"
+	    "\n"
+	    "  --fd N           serve the connection inherited on descriptor N (the\n"
+	    "                   library's exec mode); exit when it closes\n"
+	    "  --parent PID     with --fd: exit too once PID is no longer our parent\n"
+	    "  --listen PATH    serve every client that connects to the unix socket\n"
+	    "                   PATH, until SIGTERM or SIGINT\n"
+	    "  --mode OCTAL     with --listen: the socket's mode (default 0600)\n"
+	    "  --allow-uid UID  with --listen: serve UID too, besides our own uid\n"
+	    "                   (up to 16 times); a root helper runs its jobs as UID\n"
+	    "  --quiet          with --listen: no log; by default one line on stderr\n"
+	    "                   for the start, each client admitted or refused, each\n"
+	    "                   request refused and why, and the stop\n"
+	    "  --poll           poll(2) where epoll would be used\n"
+	    "  --help           this text\n"
+	    "  --version        the version\n");
 	exit(status);
 }
 
@@ -117,13 +132,16 @@ main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "allow-uid", required_argument, NULL, 'u' },
 		{ "poll", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct serve_opts o;
-	char *path = NULL;
+	char *path = NULL, logline[256];
 	mode_t mode = 0600;
+	bool quiet = false;
+	size_t i, n;
 	sigset_t held;
 	int ch, rc;
 
@@ -166,6 +184,9 @@ main(int argc, char **argv)
 		case 'P':
 			o.force_poll = true;
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'h':
 			usage(0);
 		case 'V':
@@ -183,6 +204,14 @@ main(int argc, char **argv)
 		if (o.listen_fd < 0)
 			return 1;
 		setproctitle("listening on %s", path);
+		n = (size_t)snprintf(logline, sizeof(logline),
+		    "listening on %s, mode %04o, serving uid %ld", path,
+		    (unsigned)mode, (long)geteuid());
+		for (i = 0; i < o.nallow && n < sizeof(logline); i++)
+			n += (size_t)snprintf(logline + n, sizeof(logline) - n,
+			    " and %ld", (long)o.allow[i]);
+		if (!quiet)
+			o.log = logline;
 	} else {
 		if (fcntl(o.fd, F_GETFD) < 0) {
 			fprintf(stderr, "confine-helper: descriptor %d is not open\n", o.fd);

@@ -1,8 +1,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -53,6 +55,8 @@ struct hjob {
 struct conn {
 	enum watch kind;              /* W_CONN */
 	int fd;
+	struct ident peer;            /* whose jobs these are */
+	int peer_err;                 /* -errno: unknown, so none are run */
 	unsigned watched;             /* EV_IN | EV_OUT asked of the loop */
 	unsigned ready;               /* what the loop said this turn */
 	uint8_t *in;
@@ -97,6 +101,22 @@ static enum watch signals_watch = W_SIGNALS;
 static enum watch listen_watch = W_LISTEN;
 
 static int sig_fd = -1;
+static bool logging;
+
+/* One line on stderr, when the helper was asked to log (listening). */
+static void
+say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!logging)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "confine-helper[%ld]: ", (long)getpid());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 static void
 on_signal(int sig)
@@ -231,6 +251,9 @@ conn_flush(struct conn *c)
 static void
 reply_error(struct conn *c, uint32_t id, int err, const char *why)
 {
+	say("peer pid %ld uid %ld: %s %lu refused: %s (%s)", (long)c->peer.pid,
+	    (long)c->peer.uid, id ? "request" : "connection", (unsigned long)id,
+	    why ? why : strerror(err), strerror(err));
 	(void)wire_put_error(&c->out, id, err, why ? why : strerror(err));
 }
 
@@ -381,7 +404,14 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 		return;
 	}
 	h->kind = W_JOB;
-	rc = job_start(&h->j, &spec, &s->env, clock_ns(), &why);
+	if (c->peer_err != 0) {
+		reply_error(c, hd->id, EPROTO, "the helper could not read this "
+		    "client's credentials, so it runs none of its jobs");
+		free(arena);
+		free(h);
+		return;
+	}
+	rc = job_start(&h->j, &spec, &s->env, &c->peer, clock_ns(), &why);
 	free(arena);
 	if (rc == 0 && (rc = heap_add(s, h)) == 0 &&
 	    (rc = ev_add(&s->ev, job_fd(&h->j), EV_IN, h)) != 0)
@@ -619,18 +649,16 @@ conn_close(struct srv *s, struct conn *c)
 }
 
 static int
-peer_allowed(const struct srv *s, int fd)
+peer_allowed(const struct srv *s, const struct conn *c)
 {
-	uid_t uid;
-	gid_t gid;
 	size_t i;
 
-	if (getpeereid(fd, &uid, &gid) != 0)
+	if (c->peer_err != 0)
 		return 0;
-	if (uid == s->self)
+	if (c->peer.uid == s->self)
 		return 1;
 	for (i = 0; i < s->nallow; i++)
-		if (uid == s->allow[i])
+		if (c->peer.uid == s->allow[i])
 			return 1;
 	return 0;
 }
@@ -653,6 +681,7 @@ conn_add(struct srv *s, int fd)
 	}
 	c->kind = W_CONN;
 	c->fd = fd;
+	c->peer_err = ident_peer(fd, &c->peer);
 	c->watched = EV_IN;
 	TAILQ_INIT(&c->jobs);
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
@@ -673,8 +702,16 @@ accept_one(struct srv *s)
 		return;
 	}
 	c = conn_add(s, fd);
-	if (c != NULL && !peer_allowed(s, fd))
-		conn_fatal(c, 0, EACCES, "this helper does not serve your uid");
+	if (c == NULL)
+		return;
+	if (!peer_allowed(s, c)) {
+		conn_fatal(c, 0, EACCES, c->peer_err != 0 ? "this helper could "
+		    "not read your credentials" : "this helper does not serve "
+		    "your uid");
+		return;
+	}
+	say("peer pid %ld uid %ld gid %ld: admitted", (long)c->peer.pid,
+	    (long)c->peer.uid, (long)c->peer.gid);
 }
 
 /* ---- the loop ---- */
@@ -720,8 +757,13 @@ on_signals(struct srv *s, int fd)
 
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		for (i = 0; i < n; i++) {
-			if (buf[i] == SIGTERM || buf[i] == SIGINT)
+			if ((buf[i] == SIGTERM || buf[i] == SIGINT) &&
+			    !s->stopping) {
+				say("%s: stopping, %zu job%s to cancel",
+				    buf[i] == SIGTERM ? "SIGTERM" : "SIGINT",
+				    s->njobs, s->njobs == 1 ? "" : "s");
 				s->stopping = true;
+			}
 			/* SIGHUP is our parent-death signal; check it is so. */
 			if (buf[i] == SIGHUP && s->parent > 0 &&
 			    getppid() != s->parent)
@@ -895,7 +937,10 @@ serve(const struct serve_opts *o)
 			s.stopping = true;
 	}
 #endif
+	logging = o->log != NULL;
 	job_env_init(&s.env);
+	say("started as uid %ld gid %ld, %s", (long)s.env.self.uid,
+	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;
 	s.env.unwatch_arg = &s.ev;
 	if (s.listen_fd >= 0) {
@@ -914,6 +959,7 @@ serve(const struct serve_opts *o)
 	}
 	while ((h = TAILQ_FIRST(&s.jobs)) != NULL)
 		job_free(&s, h);
+	say("stopped");
 	job_env_fini(&s.env);
 	free(s.heap);
 	ev_fini(&s.ev);

@@ -22,6 +22,8 @@ struct serve_opts {
 	size_t nallow;
 	pid_t parent;            /* > 0: shut down when this parent is gone */
 	bool force_poll;         /* poll(2) even where epoll exists (tests) */
+	const char *log;         /* non-NULL: log on stderr, starting with
+	                            this line (what is served, and how) */
 };
 
 /*

@@ -48,7 +48,7 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	r->status = (int)be32dec(buf + 8);
 	r->err = (int)be32dec(buf + 12);
 	step = be32dec(buf + 16);
-	r->step = step <= CONFINE_STEP_LIMITS ? (enum confine_step)step :
+	r->step = step <= CONFINE_STEP_IDENTITY ? (enum confine_step)step :
 	    CONFINE_STEP_EXEC;
 	r->leftovers = (int)be32dec(buf + 20);
 	r->wall_us = (int64_t)be64dec(buf + 24);
@@ -320,12 +320,19 @@ remove_at(int dir, const char *name, int depth)
 	return rc;
 }
 
+/* As the job's user: it removes what that user could, and no more. */
 static void
-remove_root(struct shep *s, const char *root)
+remove_root(struct shep *s, const struct child_plan *plan)
 {
 	struct shep_rec r = { .type = SHEP_REMOVED };
 
-	r.err = root == NULL ? EINVAL : -remove_at(AT_FDCWD, root, 0);
+	r.err = EINVAL;
+	if (plan->remove_root != NULL) {
+		r.err = plan->become != NULL ?
+		    -ident_enter(plan->become, plan->self) : 0;
+		if (r.err == 0)
+			r.err = -remove_at(AT_FDCWD, plan->remove_root, 0);
+	}
 	report(s, &r);
 }
 
@@ -571,7 +578,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 
 			if (read(s.ctl, &cmd, 1) == 1 && cmd == SHEP_CMD_REMOVE &&
 			    s.reaped && !s.sweeping) {
-				remove_root(&s, plan->remove_root);
+				remove_root(&s, plan);
 				continue;
 			}
 			break;

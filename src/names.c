@@ -41,6 +41,7 @@ static const char *const step_names[] = {
 	[CONFINE_STEP_CONFINE] = "confine",
 	[CONFINE_STEP_EXEC] = "exec",
 	[CONFINE_STEP_LIMITS] = "limits",
+	[CONFINE_STEP_IDENTITY] = "identity",
 };
 
 static const char *const proof_names[] = {

@@ -242,7 +242,7 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 		s.backend = LL;
 		s.fd[0] = s.fd[1] = s.fd[2] = -1;
 		s.limits.processes = 5;
-		rc = job_run(&s, &env, &r, &why);
+		rc = job_run(&s, &env, NULL, &r, &why);
 		if (rc != 0)
 			_exit(102);
 		_exit(r.outcome == CONFINE_FAILED && r.exit_code == EAGAIN ? 0 :

@@ -29,6 +29,7 @@
 static struct {
 	enum confine_backend backend;
 	int write_errno;
+	int rename_errno;
 	int net_errno;
 	enum confine_proof proof;
 } cfg;
@@ -202,7 +203,7 @@ rename_out_and_in(void **state)
 	assert_int_equal(probe(NONE, d->scratch, "rename", in, out), 0);
 	assert_int_equal(rename(out, in), 0);
 	assert_int_equal(probe(cfg.backend, d->scratch, "rename", in, out),
-	    cfg.write_errno);
+	    cfg.rename_errno);
 	assert_true(tu_exists(in));
 	assert_false(tu_exists(out));
 	/* Into the root: removing it from outside is a write outside. */
@@ -210,7 +211,7 @@ rename_out_and_in(void **state)
 	assert_int_equal(probe(NONE, d->scratch, "rename", out, in), 0);
 	assert_int_equal(rename(in, out), 0);
 	assert_int_equal(probe(cfg.backend, d->scratch, "rename", out, in),
-	    cfg.write_errno);
+	    cfg.rename_errno);
 	assert_true(tu_exists(out));
 	assert_false(tu_exists(in));
 	free(in);
@@ -291,7 +292,7 @@ deadline_cancels_and_the_group_is_gone(void **state)
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
-contract_run(enum confine_backend backend, int write_errno, int net_errno,
+contract_run(enum confine_backend backend, const struct contract_errnos *e,
     enum confine_proof proof)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,8 +310,9 @@ contract_run(enum confine_backend backend, int write_errno, int net_errno,
 	};
 
 	cfg.backend = backend;
-	cfg.write_errno = write_errno;
-	cfg.net_errno = net_errno;
+	cfg.write_errno = e->write;
+	cfg.rename_errno = e->rename;
+	cfg.net_errno = e->net;
 	cfg.proof = proof;
 	return cmocka_run_group_tests_name("contract", tests, NULL, NULL);
 }

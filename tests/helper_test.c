@@ -132,7 +132,7 @@ completed_writes_inside_and_is_denied_outside(void **state)
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_FAILED);
 	assert_int_equal(j.r.reason, CONFINE_REASON_EXIT_CODE);
-	assert_int_equal(j.r.exit_code, EACCES);
+	assert_int_equal(j.r.exit_code, EROFS);
 	assert_false(tu_exists(out));
 	hu_free(&j);
 	free(in);

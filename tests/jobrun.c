@@ -56,7 +56,7 @@ jr_run_env(struct jr *j, const struct job_env *env)
 		j->spec.fd[1] = p[1];
 	}
 	t0 = clock_ns();
-	j->rc = job_run(&j->spec, env, &j->r, &j->why);
+	j->rc = job_run(&j->spec, env, j->peer, &j->r, &j->why);
 	j->elapsed_ms = (clock_ns() - t0) / 1000000;
 	if (p[1] >= 0) {
 		close(p[1]);
@@ -120,6 +120,32 @@ jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 	j->spec.fd[0] = j->spec.fd[1] = -1;
 	assert_int_equal(waitpid(keeper, &status, 0), keeper);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int
+jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
+    const struct ident *peer, const char *const *args)
+{
+	struct jr j;
+	size_t n = 1;
+	int rc;
+
+	jr_init(&j, b, scratch, NULL);
+	while (args[n - 1] != NULL && n < 15) {
+		j.argv[n] = args[n - 1];
+		n++;
+	}
+	j.argv[n] = NULL;
+	j.spec.argc = n;
+	j.spec.fd[0] = stdin_fd;
+	j.peer = peer;
+	jr_run(&j);
+	assert_int_equal(j.rc, 0);
+	assert_int_equal(j.r.backend, b);
+	rc = j.r.reason == CONFINE_REASON_SIGNAL ? JR_SIG(j.r.signal) :
+	    j.r.exit_code;
+	jr_free(&j);
+	return rc;
 }
 
 void

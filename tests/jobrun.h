@@ -10,6 +10,7 @@ struct jr {
 	struct spec spec;
 	const char *argv[16];
 	const char *envp[8];
+	const struct ident *peer;  /* whose job: NULL for the helper's own */
 	struct confine_result r;
 	int rc;            /* job_run's return */
 	const char *why;
@@ -41,6 +42,26 @@ void jr_free(struct jr *j);
  * of SIGKILL (waiting for it, after the job).
  */
 bool jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid));
+
+/*
+ * Runs `fixture args...` (NULL-terminated) under a backend in scratch, with
+ * stdin_fd (-1: /dev/null) and whose job it is (peer, NULL: ours): the
+ * exit code (0 or an errno), or JR_SIG(n) when signal n ended it.
+ */
+#define JR_SIG(n) (-(n))
+int jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
+    const struct ident *peer, const char *const *args);
+
+#define JR_PROBE(b, scratch, ...) jr_probe((b), (scratch), -1, NULL,       \
+	(const char *const[]){ __VA_ARGS__, NULL })
+
+/* The same attempt unconfined, then confined: each answer asserted. */
+#define JR_PAIR(d, unconfined, confined, ...) do {                         \
+		assert_int_equal(JR_PROBE(CONFINE_BACKEND_NONE, (d)->scratch,   \
+		    __VA_ARGS__), (unconfined));                                \
+		assert_int_equal(JR_PROBE(CONFINE_BACKEND_LANDLOCK,             \
+		    (d)->scratch, __VA_ARGS__), (confined));                    \
+	} while (0)
 
 /* Writes text to path, replacing what was there. */
 void jr_put(const char *path, const char *text);

@@ -26,6 +26,9 @@ abi_7_handles_every_write_right(void **state)
 	    LL_FS_EXECUTE), 0);
 	assert_int_equal(p.fs_file, LL_FS_WRITE_FILE | LL_FS_TRUNCATE |
 	    LL_FS_IOCTL_DEV);
+	/* Beneath the scratch root: everything but making and using devices. */
+	assert_int_equal(p.fs_scratch, p.fs_handled & ~(LL_FS_MAKE_CHAR |
+	    LL_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV));
 	assert_int_equal(p.net_handled, LL_NET_BIND_TCP | LL_NET_CONNECT_TCP);
 	assert_int_equal(p.scoped, LL_SCOPE_ABSTRACT_UNIX_SOCKET |
 	    LL_SCOPE_SIGNAL);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,17 +61,26 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 		/* The helper, its shepherds and jobs: nine processes at most. */
 		struct rlimit rl = { 9, 9 };
 
-		if (setgid(user) != 0 || setuid(user) != 0 ||
-		    setrlimit(RLIMIT_NPROC, &rl) != 0)
+		if (setgroups(0, NULL) != 0 || setgid(user) != 0 ||
+		    setuid(user) != 0 || setrlimit(RLIMIT_NPROC, &rl) != 0)
 			_exit(100);
-		execl(helper, "confine-helper", "--listen", sock, "--allow-uid",
-		    "0", (char *)NULL);
+		execl(helper, "confine-helper", "--listen", sock, "--quiet",
+		    (char *)NULL);
 		_exit(101);
 	}
 	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
 		nanosleep(&ts, NULL);
+	/*
+	 * Connected as the user (the peer's credentials are taken at
+	 * connect): a helper that is not root runs only its own uid's jobs.
+	 */
 	for (tries = 0; tries < 500; tries++) {
-		if (hu_open(&c, CONFINE_MODE_CONNECT, sock) == 0)
+		assert_int_equal(setegid(user), 0);
+		assert_int_equal(seteuid(user), 0);
+		rc = hu_open(&c, CONFINE_MODE_CONNECT, sock);
+		assert_int_equal(seteuid(0), 0);
+		assert_int_equal(setegid(0), 0);
+		if (rc == 0)
 			break;
 		nanosleep(&ts, NULL);
 	}

@@ -46,7 +46,7 @@ printf 'confine demo: %s; scratch root %s\n\n' "$("$run" --version)" "$scratch"
 job "1. A write inside the scratch root succeeds" 0 "^hello\$" \
 	-s "$scratch" -- sh -c 'echo hello > note.txt && cat note.txt'
 
-job "2. A write outside it is denied" 2 "escaped: Permission denied" \
+job "2. A write outside it is denied" 2 "escaped: Read-only file system" \
 	-s "$scratch" -- sh -c "echo escape > $outside/escaped"
 if [ -e "$outside/escaped" ]; then
 	printf '  !! %s/escaped EXISTS: confinement failed\n\n' "$outside"

@@ -81,6 +81,8 @@ enum confine_step {
 	CONFINE_STEP_CONFINE = 4, /* confinement (refused as -ENOTSUP, never run) */
 	CONFINE_STEP_EXEC = 5,    /* execve, or the pre-check of the program */
 	CONFINE_STEP_LIMITS = 6,  /* resource bounds, cgroups (refused, never run) */
+	CONFINE_STEP_IDENTITY = 7, /* the client's uid, gid and groups, for a
+	                              shared helper's job (refused, never run) */
 };
 
 /*

@@ -13,7 +13,9 @@
 int
 main(void)
 {
+	static const struct contract_errnos seatbelt = { EPERM, EPERM, EPERM };
+
 	jr_setup();
-	return contract_run(CONFINE_BACKEND_SEATBELT, EPERM, EPERM,
+	return contract_run(CONFINE_BACKEND_SEATBELT, &seatbelt,
 	    CONFINE_PROOF_PGID);
 }
