@@ -15,6 +15,8 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+
+#include "tests/probes.h"
 #endif
 #include <dirent.h>
 #include <errno.h>
@@ -157,7 +159,7 @@ addr_of(int family, const char *arg, struct sockaddr_storage *ss)
 	}
 }
 
-/* connect, bind, listen or send (one datagram) on fd, to ADDR. */
+/* connect, bind, listen, send or sendmsg (one datagram) on fd, to ADDR. */
 static int
 sock_op(int fd, int family, const char *op, const char *arg)
 {
@@ -175,6 +177,14 @@ sock_op(int fd, int family, const char *op, const char *arg)
 	if (strcmp(op, "send") == 0)
 		return result((int)sendto(fd, "x", 1, 0, (struct sockaddr *)&ss,
 		    len), "sendto");
+	if (strcmp(op, "sendmsg") == 0) {
+		char x = 'x';
+		struct iovec iov = { &x, 1 };
+		struct msghdr m = { .msg_name = &ss, .msg_namelen = len,
+			.msg_iov = &iov, .msg_iovlen = 1 };
+
+		return result((int)sendmsg(fd, &m, 0), "sendmsg");
+	}
 	return 125;
 }
 
@@ -828,6 +838,13 @@ static const struct {
 	{ "tiocsti", cmd_tiocsti },
 	{ "stop", cmd_stop },
 	{ "tree", cmd_tree },
+	{ "meta", probe_meta },
+	{ "host", probe_host },
+	{ "surface", probe_surface },
+	{ "proc", probe_proc },
+	{ "pair", probe_pair },
+	{ "caps", probe_caps },
+	{ "creds", probe_creds },
 #endif
 };
 

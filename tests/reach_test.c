@@ -1,0 +1,687 @@
+/*
+ * What could reach past a job besides writing files and opening sockets
+ * (escape_test's): an inode's metadata outside the scratch root, the
+ * machine's own state, root's capabilities, kernel interfaces, device
+ * nodes, datagrams, other processes. Each attempt is paired: backend none
+ * succeeds or reaches the kernel, the Linux backend refuses it with the
+ * errno asserted. Run as root, then again as a uid no process has, in a
+ * child of this process (what an unprivileged user may do unconfined is
+ * what its job must not): the unprivileged helper's jobs take the user
+ * namespace path of helper/mountns.c.
+ *
+ * Unsandboxed: in Bazel's user namespace root is not root (no real
+ * CAP_SYS_TIME, no second uid), so the unconfined halves would fail too.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "tests/jobrun.h"
+#include "tests/testutil.h"
+
+#define LL CONFINE_BACKEND_LANDLOCK
+#define NONE CONFINE_BACKEND_NONE
+#define PROBE JR_PROBE
+#define PAIR JR_PAIR
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Made by root for the unprivileged run: see run_unprivileged(). */
+static struct {
+	char *base;         /* the user's own directory, in /tmp */
+	char *node;         /* a character device, /dev/null's numbers */
+	char *suid;         /* the fixture, setuid root */
+	char *fcaps;        /* the fixture, with CAP_SYS_TIME as a file cap */
+	uid_t uid;          /* 0 in the root run */
+} un;
+
+/* ---- an inode's metadata outside the scratch root ---- */
+
+static const char *const meta_ops[] = {
+	"chmod", "suid", "chown", "utime", "setxattr", "removexattr",
+	"fchmod", "fchown", "futimens", "fsetxattr", "path-chown",
+	"path-chmod", "proc-chmod",
+};
+
+/* A file as the probes find it: mode 0644, an old mtime, one xattr. */
+static void
+file_reset(const char *path, struct stat *st)
+{
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+	jr_put(path, "x");
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(setxattr(path, "user.confine", "y", 1, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	assert_int_equal(stat(path, st), 0);
+}
+
+static void
+assert_unchanged(const char *path, const struct stat *was)
+{
+	struct stat st;
+	char v[8];
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode, was->st_mode);
+	assert_int_equal(st.st_uid, was->st_uid);
+	assert_int_equal(st.st_mtim.tv_sec, was->st_mtim.tv_sec);
+	assert_int_equal(st.st_ctim.tv_sec, was->st_ctim.tv_sec);
+	assert_int_equal(st.st_ctim.tv_nsec, was->st_ctim.tv_nsec);
+	assert_int_equal(getxattr(path, "user.confine", v, sizeof(v)), 1);
+}
+
+static void
+metadata_outside_is_read_only(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *out = tu_join(d->outside, "f");
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < NELEM(meta_ops); i++) {
+		file_reset(out, &st);
+		assert_int_equal(PROBE(NONE, d->scratch, "meta", meta_ops[i], out), 0);
+		file_reset(out, &st);
+		assert_int_equal(PROBE(LL, d->scratch, "meta", meta_ops[i], out),
+		    EROFS);
+		assert_unchanged(out, &st);
+	}
+	free(out);
+}
+
+/* The same calls beneath the scratch root: all allowed, confined too. */
+static void
+metadata_inside_is_the_jobs(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *in = tu_join(d->scratch, "f");
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < NELEM(meta_ops); i++) {
+		file_reset(in, &st);
+		assert_int_equal(PROBE(LL, d->scratch, "meta", meta_ops[i], in), 0);
+	}
+	/* A setuid bit may be set there; it gives nothing (nosuid, and NNP). */
+	file_reset(in, &st);
+	assert_int_equal(PROBE(LL, d->scratch, "meta", "suid", in), 0);
+	assert_int_equal(stat(in, &st), 0);
+	assert_true(st.st_mode & S_ISUID);
+	free(in);
+}
+
+/* ---- the machine's own state (root) ---- */
+
+#define REACHED (-1000)  /* any answer but EPERM: the call got past it */
+
+static const struct {
+	const char *op;
+	int unconfined;
+} host_ops[] = {
+	{ "sethostname", 0 }, { "setdomainname", 0 }, { "settimeofday", 0 },
+	{ "clock_settime", 0 }, { "adjtimex", 0 }, { "clock_adjtime", 0 },
+	{ "reboot", EINVAL }, { "swapon", ENOENT }, { "swapoff", ENOENT },
+	{ "acct", 0 }, { "mount", ENOENT }, { "umount2", ENOENT },
+	{ "pivot_root", ENOENT }, { "fsopen", ENODEV },
+	{ "open_tree", ENOENT }, { "open_by_handle_at", EFAULT },
+	{ "name_to_handle_at", EOVERFLOW }, { "chroot", 0 }, { "syslog", 0 },
+	/* Absent from some kernels' configurations (ENOSYS here). */
+	{ "init_module", REACHED }, { "finit_module", REACHED },
+	{ "delete_module", REACHED }, { "iopl", REACHED },
+	{ "ioperm", REACHED }, { "quotactl", REACHED },
+};
+
+static void
+host_state_is_refused(void **state)
+{
+	struct jr_dirs *d = *state;
+	size_t i;
+	int rc;
+
+	assert_int_equal(geteuid(), 0);
+	for (i = 0; i < NELEM(host_ops); i++) {
+		rc = PROBE(NONE, d->scratch, "host", host_ops[i].op);
+		if (host_ops[i].unconfined == REACHED)
+			assert_true(rc != EPERM && rc != EACCES);
+		else
+			assert_int_equal(rc, host_ops[i].unconfined);
+		assert_int_equal(PROBE(LL, d->scratch, "host", host_ops[i].op),
+		    EPERM);
+	}
+}
+
+static char *
+caps_of(enum confine_backend b, const char *scratch, const char *exe)
+{
+	struct jr j;
+	char *out;
+
+	jr_init(&j, b, scratch, "caps", NULL);
+	if (exe != NULL)
+		j.spec.exe = exe;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	out = j.out;
+	j.out = NULL;
+	jr_free(&j);
+	return out;
+}
+
+#define NO_CAPS "0000000000000000 0000000000000000 0000000000000000 " \
+	"0000000000000000 0000000000000000\n"
+
+/* Inheritable, permitted, effective, bounding, ambient: all empty. */
+static void
+a_root_job_holds_no_capability(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *caps;
+
+	caps = caps_of(NONE, d->scratch, NULL);
+	assert_string_not_equal(caps, NO_CAPS);
+	free(caps);
+	caps = caps_of(LL, d->scratch, NULL);
+	assert_string_equal(caps, NO_CAPS);
+	free(caps);
+}
+
+/* ---- kernel interfaces ---- */
+
+static const struct {
+	const char *op;
+	int unconfined, confined;
+} surface_ops[] = {
+	{ "add_key", 0, EPERM }, { "request_key", EFAULT, EPERM },
+	{ "keyctl", 0, EPERM }, { "bpf", EINVAL, EPERM },
+	{ "perf_event_open", 0, EPERM }, { "userfaultfd", 0, EPERM },
+	{ "unshare", 0, EPERM }, { "setns", EBADF, EPERM },
+	{ "personality", 0, EPERM }, { "process_vm_writev", 0, EPERM },
+	{ "process_vm_readv", 0, EPERM }, { "clone-newuser", 0, EPERM },
+	{ "modify_ldt", 0, EPERM },
+	/* Its flags are out of a filter's sight: libc falls back to clone. */
+	{ "clone3", 0, ENOSYS },
+	/* What programs need stays. */
+	{ "personality-query", 0, 0 }, { "personality-linux", 0, 0 },
+	{ "fork", 0, 0 },
+};
+
+static void
+kernel_surface_is_refused(void **state)
+{
+	struct jr_dirs *d = *state;
+	size_t i;
+
+	for (i = 0; i < NELEM(surface_ops); i++) {
+		/* Unprivileged, only what such a user may do unconfined. */
+		if (un.uid != 0 && (strcmp(surface_ops[i].op, "bpf") == 0 ||
+		    strcmp(surface_ops[i].op, "userfaultfd") == 0 ||
+		    strcmp(surface_ops[i].op, "unshare") == 0))
+			continue;
+		PAIR(d, surface_ops[i].unconfined, surface_ops[i].confined,
+		    "surface", surface_ops[i].op);
+	}
+}
+
+/* ---- device nodes ---- */
+
+/* Made by root in the root run, or moved into place in the other. */
+static char *
+node_in(const char *dir)
+{
+	char *node = tu_join(dir, "node");
+
+	if (un.uid == 0) {
+		assert_int_equal(mknod(node, S_IFCHR | 0666, makedev(1, 3)), 0);
+		assert_int_equal(chmod(node, 0666), 0);
+	} else
+		assert_int_equal(rename(un.node, node), 0);
+	return node;
+}
+
+static void
+node_done(char *node)
+{
+	if (un.uid == 0)
+		assert_int_equal(unlink(node), 0);
+	else
+		assert_int_equal(rename(node, un.node), 0);
+	free(node);
+}
+
+/* A node already in the scratch root does not open: nodev. */
+static void
+a_device_node_in_the_scratch_root_is_dead(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *node = node_in(d->scratch);
+
+	PAIR(d, 0, EACCES, "write", node);
+	node_done(node);
+}
+
+/* None is made, not even beneath the scratch root (root only can). */
+static void
+no_device_node_is_made(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *node = tu_join(d->scratch, "made");
+
+	assert_int_equal(PROBE(NONE, d->scratch, "mknod", "chr", node), 0);
+	assert_int_equal(unlink(node), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "mknod", "chr", node), EPERM);
+	assert_int_equal(PROBE(NONE, d->scratch, "mknod", "blk", node), 0);
+	assert_int_equal(unlink(node), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "mknod", "blk", node), EPERM);
+	assert_false(tu_exists(node));
+	free(node);
+}
+
+/* ---- datagrams ---- */
+
+struct listener {
+	char *dir, *path;
+	char name[64];     /* @... for the abstract one */
+	int fd, afd;
+};
+
+static int
+bound_dgram(const char *path)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strcpy(sun.sun_path, path);
+	if (path[0] == '@') {
+		sun.sun_path[0] = '\0';
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    strlen(path));
+	}
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, len), 0);
+	return fd;
+}
+
+static void
+listener_open(struct listener *l)
+{
+	l->dir = tu_sockdir();
+	assert_int_equal(chmod(l->dir, 0777), 0);
+	l->path = tu_join(l->dir, "d");
+	snprintf(l->name, sizeof(l->name), "@confine-reach-%ld", (long)getpid());
+	l->fd = bound_dgram(l->path);
+	assert_int_equal(chmod(l->path, 0777), 0);
+	l->afd = bound_dgram(l->name);
+}
+
+static void
+listener_close(struct listener *l)
+{
+	close(l->fd);
+	close(l->afd);
+	tu_rmsock(l->dir, l->path);
+}
+
+/* How many datagrams wait on fd, read and gone. */
+static int
+drained(int fd)
+{
+	char buf[16];
+	int n = 0;
+
+	while (recv(fd, buf, sizeof(buf), 0) > 0)
+		n++;
+	return n;
+}
+
+/* A datagram to a socket outside, by its name: it arrives only unconfined. */
+static void
+pair_datagram(struct jr_dirs *d, const char *to, int fd)
+{
+	assert_int_equal(PROBE(NONE, d->scratch, "pair", "dgram-send", to), 0);
+	assert_int_equal(drained(fd), 1);
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "dgram-send", to), EPERM);
+	assert_int_equal(drained(fd), 0);
+}
+
+static void
+no_datagram_of_its_own_leaves(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct listener l;
+
+	listener_open(&l);
+	PAIR(d, 0, EPERM, "pair", "dgram");
+	pair_datagram(d, l.path, l.fd);
+	pair_datagram(d, l.name, l.afd);
+	listener_close(&l);
+}
+
+/* Its own stream and seqpacket pairs address nothing else: they stay. */
+static void
+pairs_that_address_nothing_stay(void **state)
+{
+	struct jr_dirs *d = *state;
+
+	PAIR(d, 0, 0, "pair", "stream");
+	PAIR(d, 0, 0, "pair", "seqpacket");
+	PAIR(d, 0, 0, "pair", "pass");
+}
+
+/* `fixture fd0 OP ADDR` on an unbound datagram socket the test gives. */
+static int
+given_dgram(enum confine_backend b, const char *scratch, const char *op,
+    const char *to)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	assert_true(fd >= 0);
+	rc = jr_probe(b, scratch, fd, NULL, (const char *const[]){ "fd0", op,
+	    to, NULL });
+	close(fd);
+	return rc;
+}
+
+/* sendto with an address, on a socket it is given: refused too. */
+static void
+a_given_socket_sends_to_no_address(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct listener l;
+
+	listener_open(&l);
+	assert_int_equal(given_dgram(NONE, d->scratch, "send", l.path), 0);
+	assert_int_equal(drained(l.fd), 1);
+	assert_int_equal(given_dgram(LL, d->scratch, "send", l.path), EPERM);
+	assert_int_equal(given_dgram(NONE, d->scratch, "send", l.name), 0);
+	assert_int_equal(drained(l.afd), 1);
+	assert_int_equal(given_dgram(LL, d->scratch, "send", l.name), EPERM);
+	/* sendmsg's address is out of a filter's reach: Landlock's scope. */
+	assert_int_equal(given_dgram(NONE, d->scratch, "sendmsg", l.name), 0);
+	assert_int_equal(drained(l.afd), 1);
+	assert_int_equal(given_dgram(LL, d->scratch, "sendmsg", l.name), EPERM);
+	assert_int_equal(drained(l.afd), 0);
+	listener_close(&l);
+}
+
+/*
+ * Not covered: sendmsg to a pathname socket, on a datagram socket the
+ * host gives (Landlock scopes abstract sockets only): the host's to lend.
+ */
+static void
+a_given_datagram_socket_reaches_pathname_sockets_by_sendmsg(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct listener l;
+
+	listener_open(&l);
+	assert_int_equal(given_dgram(LL, d->scratch, "sendmsg", l.path), 0);
+	assert_int_equal(drained(l.fd), 1);
+	listener_close(&l);
+}
+
+/* ---- other processes ---- */
+
+static pid_t
+sleeper(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* As after an exec: the unprivileged run's setuid cleared it. */
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void
+sleeper_end(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+static const char *const proc_ops[] = {
+	"prlimit", "setpriority", "affinity", "scheduler", "setparam",
+	"setattr", "ioprio", "migrate_pages", "move_pages", "kcmp",
+};
+
+/* Another process's limits, priority and scheduling stay its own. */
+static void
+another_process_is_out_of_reach(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct rlimit was, now;
+	char pid[24], uid[24];
+	pid_t p = sleeper();
+	size_t i;
+	int nice;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)p);
+	assert_int_equal(prlimit(p, RLIMIT_NOFILE, NULL, &was), 0);
+	for (i = 0; i < NELEM(proc_ops); i++) {
+		assert_int_equal(PROBE(NONE, d->scratch, "proc", proc_ops[i], pid), 0);
+		assert_int_equal(prlimit(p, RLIMIT_NOFILE, &was, NULL), 0);
+		errno = 0;
+		nice = getpriority(PRIO_PROCESS, (id_t)p);
+		assert_int_equal(errno, 0);
+		assert_int_equal(PROBE(LL, d->scratch, "proc", proc_ops[i], pid),
+		    EPERM);
+		assert_int_equal(prlimit(p, RLIMIT_NOFILE, NULL, &now), 0);
+		assert_int_equal(now.rlim_cur, was.rlim_cur);
+		assert_int_equal(getpriority(PRIO_PROCESS, (id_t)p), nice);
+	}
+	/* Reaching its memory needs CAP_SYS_NICE even unconfined. */
+	if (un.uid == 0)
+		PAIR(d, 0, EACCES, "proc", "process_madvise", pid);
+	/* Every process of a uid at once (one no process has: ESRCH). */
+	snprintf(uid, sizeof(uid), "%ld", (long)tu_unused_uid());
+	PAIR(d, ESRCH, EPERM, "proc", "prio-user", "0", uid);
+	PAIR(d, ESRCH, EPERM, "proc", "ioprio-user", "0", uid);
+	sleeper_end(p);
+}
+
+/* Its own: the calls that name the caller (0), and its own children. */
+static void
+its_own_processes_are_its_own(void **state)
+{
+	struct jr_dirs *d = *state;
+	static const char *const self[] = { "prlimit", "setpriority",
+		"affinity", "scheduler", "setparam", "setattr", "ioprio" };
+	static const char *const child[] = { "kcmp", "migrate_pages",
+		"move_pages" };
+	size_t i;
+
+	for (i = 0; i < NELEM(self); i++)
+		PAIR(d, 0, 0, "proc", self[i], "self");
+	for (i = 0; i < NELEM(child); i++)
+		PAIR(d, 0, 0, "proc", child[i], "child");
+	/* By number, even a child of its own: the filter sees only numbers. */
+	PAIR(d, 0, EPERM, "proc", "prlimit", "child");
+}
+
+/* ---- privilege through exec (the unprivileged run) ---- */
+
+/* `exe creds` as the unprivileged user: its effective uid. */
+static long
+euid_running(enum confine_backend b, const char *scratch, const char *exe)
+{
+	struct jr j;
+	long uid, euid;
+
+	jr_init(&j, b, scratch, "creds", NULL);
+	j.spec.exe = exe;
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_int_equal(sscanf(j.out, "%ld %ld", &uid, &euid), 2);
+	jr_free(&j);
+	return euid;
+}
+
+static void
+no_privilege_is_gained_by_exec(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *caps;
+
+	assert_true(un.uid != 0);
+	assert_int_equal(euid_running(NONE, d->scratch, un.suid), 0);
+	assert_int_equal(euid_running(LL, d->scratch, un.suid), (long)un.uid);
+	/* CAP_SYS_TIME (bit 25) as a file capability: not even that. */
+	caps = caps_of(NONE, d->scratch, un.fcaps);
+	assert_non_null(strstr(caps, "0000000002000000"));
+	free(caps);
+	caps = caps_of(LL, d->scratch, un.fcaps);
+	assert_string_equal(caps, NO_CAPS);
+	free(caps);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
+
+static int
+run_root(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(metadata_outside_is_read_only),
+		T(metadata_inside_is_the_jobs),
+		T(host_state_is_refused),
+		T(a_root_job_holds_no_capability),
+		T(kernel_surface_is_refused),
+		T(a_device_node_in_the_scratch_root_is_dead),
+		T(no_device_node_is_made),
+		T(no_datagram_of_its_own_leaves),
+		T(pairs_that_address_nothing_stay),
+		T(a_given_socket_sends_to_no_address),
+		T(a_given_datagram_socket_reaches_pathname_sockets_by_sendmsg),
+		T(another_process_is_out_of_reach),
+		T(its_own_processes_are_its_own),
+	};
+
+	return cmocka_run_group_tests_name("reach as root", tests, NULL, NULL);
+}
+
+static int
+run_as_user(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(metadata_outside_is_read_only),
+		T(metadata_inside_is_the_jobs),
+		T(kernel_surface_is_refused),
+		T(a_device_node_in_the_scratch_root_is_dead),
+		T(no_datagram_of_its_own_leaves),
+		T(pairs_that_address_nothing_stay),
+		T(a_given_socket_sends_to_no_address),
+		T(another_process_is_out_of_reach),
+		T(its_own_processes_are_its_own),
+		T(no_privilege_is_gained_by_exec),
+	};
+
+	return cmocka_run_group_tests_name("reach as an unprivileged uid", tests,
+	    NULL, NULL);
+}
+
+/* security.capability, revision 2: CAP_SYS_TIME permitted and effective. */
+static void
+give_file_cap(const char *path)
+{
+	uint32_t cap[5] = { 0x02000000u | 0x000001u, 1u << 25, 0, 0, 0 };
+
+	assert_int_equal(setxattr(path, "security.capability", cap, sizeof(cap),
+	    0), 0);
+}
+
+static char *
+copy_in(const char *name)
+{
+	char *path = tu_join(un.base, name);
+
+	tu_copy_exec(jr_fixture, path);
+	return path;
+}
+
+/*
+ * Everything the user's jobs run or meet is made here, by root, in a
+ * directory of the user's in /tmp (the runfiles are beneath /root).
+ */
+static int
+run_unprivileged(void)
+{
+	char base[] = "/tmp/confine-reach.XXXXXX", *fixture, cmd[64];
+	int status, failed;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(base));
+	un.base = base;
+	un.uid = tu_unused_uid();
+	assert_int_equal(chmod(base, 0755), 0);
+	fixture = copy_in("fixture");
+	un.suid = copy_in("suid-fixture");
+	assert_int_equal(chmod(un.suid, 04755), 0);
+	un.fcaps = copy_in("fcaps-fixture");
+	give_file_cap(un.fcaps);
+	un.node = tu_join(base, "node");
+	assert_int_equal(mknod(un.node, S_IFCHR | 0666, makedev(1, 3)), 0);
+	assert_int_equal(chmod(un.node, 0666), 0);
+	assert_int_equal(chown(base, un.uid, un.uid), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(un.uid) != 0 ||
+		    setuid(un.uid) != 0)
+			_exit(100);
+		setenv("TEST_TMPDIR", base, 1);
+		job_env_fini(&jr_env);
+		job_env_init(&jr_env);
+		jr_fixture = fixture;
+		failed = run_as_user();
+		fflush(stdout);
+		_exit(failed > 99 ? 99 : failed);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 100);
+	failed = WEXITSTATUS(status);
+	/* What the user's jobs left: its scratch and outside directories. */
+	assert_int_equal(snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base) <
+	    (int)sizeof(cmd), 1);
+	assert_int_equal(system(cmd), 0);
+	free(fixture);
+	free(un.suid);
+	free(un.fcaps);
+	free(un.node);
+	return failed;
+}
+
+int
+main(void)
+{
+	int failed;
+
+	jr_setup();
+	failed = run_root();
+	return failed + run_unprivileged();
+}
