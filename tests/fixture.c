@@ -307,6 +307,23 @@ cmd_cwd(int argc, char **argv)
 	return 0;
 }
 
+/* read PATH: opens it and reads a byte. */
+static int
+cmd_read(int argc, char **argv)
+{
+	char c;
+	int fd;
+
+	if (argc < 3)
+		return 125;
+	if ((fd = open(argv[2], O_RDONLY | O_CLOEXEC)) < 0)
+		return errno_exit(argv[2]);
+	if (read(fd, &c, 1) < 0)
+		return errno_exit("read");
+	close(fd);
+	return 0;
+}
+
 /* Copies stdin to stdout and "err" to stderr. */
 static int
 cmd_cat(int argc, char **argv)
@@ -805,6 +822,7 @@ static const struct {
 	{ "ids", cmd_ids },
 	{ "cwd", cmd_cwd },
 	{ "cat", cmd_cat },
+	{ "read", cmd_read },
 	{ "setsid", cmd_setsid },
 	{ "setpgid", cmd_setpgid },
 	{ "daemon", cmd_daemon },

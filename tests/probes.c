@@ -219,7 +219,8 @@ static long h_init_module(const char *a) { return syscall(SYS_init_module, NULL,
 static long h_finit_module(const char *a) { return syscall(SYS_finit_module, -1, "", 0); }
 static long h_delete_module(const char *a) { return syscall(SYS_delete_module, "confine_none", O_NONBLOCK); }
 static long h_acct(const char *a) { return acct(NULL); }
-static long h_quotactl(const char *a) { return quotactl(QCMD(Q_SYNC, USRQUOTA), NULL, 0, NULL); }
+/* QCMD(Q_SYNC, USRQUOTA), without the macro's signed overflow. */
+static long h_quotactl(const char *a) { return quotactl((int)((unsigned)Q_SYNC << 8 | USRQUOTA), NULL, 0, NULL); }
 static long h_mount(const char *a) { return mount("/nonexistent-a", "/nonexistent-b", NULL, MS_BIND, NULL); }
 static long h_umount(const char *a) { return umount2("/nonexistent-confine", 0); }
 static long h_pivot_root(const char *a) { return syscall(SYS_pivot_root, "/nonexistent-a", "/nonexistent-b"); }

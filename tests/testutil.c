@@ -274,8 +274,13 @@ uid_in_use(uid_t uid)
 uid_t
 tu_unused_uid(void)
 {
+	static uid_t last;
 	uid_t uid = 2000000000u + (uid_t)(getpid() % 100000) * 100;
 	int i;
+
+	/* Each call its own: a test may need two users. */
+	if (last >= uid)
+		uid = last + 1;
 
 	/* The scan sees at least ourselves, or it sees nothing. */
 	if (!uid_in_use(getuid()))
@@ -284,6 +289,7 @@ tu_unused_uid(void)
 		if (getpwuid(uid) == NULL && !uid_in_use(uid)) {
 			fprintf(stderr, "test setup: uid %lu, of nobody\n",
 			    (unsigned long)uid);
+			last = uid;
 			return uid;
 		}
 	errno = EAGAIN;

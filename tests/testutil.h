@@ -40,7 +40,7 @@ bool tu_gone(pid_t pid);
 /*
  * A uid of no user that no process has, for tests that need an
  * unprivileged one: RLIMIT_NPROC counts every process of a uid, so
- * "nobody" may already be over a low bound.
+ * "nobody" may already be over a low bound. Each call gives another.
  */
 uid_t tu_unused_uid(void);
 
