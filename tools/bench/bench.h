@@ -81,6 +81,9 @@ enum run_method {
 	RUN_FLOOR_VFORK,     /* vfork + execve + waitpid, from the host */
 	RUN_FLOOR_CONFINED,  /* the same, plus confine's Landlock ruleset and
 	                        seccomp filter applied before the exec */
+	RUN_FLOOR_VIEW,      /* the same, plus the job's read-only view of the
+	                        file system and no capabilities: the whole of
+	                        the Linux backend */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
 	RUN_NMETHODS,
@@ -126,7 +129,9 @@ void run_floor_stop(void);
  * helper at all. The host vforks the job (a child sharing its memory until
  * exec, as posix_spawn's does, without posix_spawn's own work), and in
  * floor-confined the child applies the helper's own Landlock ruleset for
- * scratch and seccomp filter before the exec. 0 or -1.
+ * scratch and seccomp filter before the exec; in floor-view it also makes
+ * the job's read-only view (a mount namespace, a user namespace first when
+ * not root) and drops every capability. 0 or -1.
  */
 int run_floor_confined_init(const char *scratch);
 void run_floor_confined_fini(void);

@@ -12,10 +12,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helper/caps.h"
 #include "helper/landlock.h"
+#include "helper/mountns.h"
 #include "helper/seccomp.h"
 #include "tools/bench/bench.h"
 
@@ -36,6 +39,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_FLOOR_SHEPHERD] = "floor-shepherd",
 	[RUN_FLOOR_VFORK] = "floor-vfork",
 	[RUN_FLOOR_CONFINED] = "floor-confined",
+	[RUN_FLOOR_VIEW] = "floor-view",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 };
 
@@ -238,12 +242,14 @@ run_floor_stop(void)
 static struct landlock_plan floor_ll;
 static struct seccomp_prog floor_sc;
 static struct policy floor_policy;
+static struct mountns_root floor_view;
 static char *floor_root;
 
 int
 run_floor_confined_init(const char *scratch)
 {
 	int abi = landlock_abi();
+	struct stat st;
 
 	if (abi < 0 || landlock_plan(abi, &floor_ll) != 0) {
 		fprintf(stderr, "bench: floor-confined: Landlock ABI %d is too "
@@ -260,6 +266,14 @@ run_floor_confined_init(const char *scratch)
 		return -1;
 	}
 	floor_policy.scratch = floor_root;
+	if (stat(floor_root, &st) != 0) {
+		perror("bench: floor-view: stat");
+		run_floor_confined_fini();
+		return -1;
+	}
+	floor_view.path = floor_root;
+	floor_view.dev = st.st_dev;
+	floor_view.ino = st.st_ino;
 	return 0;
 }
 
@@ -276,7 +290,7 @@ run_floor_confined_fini(void)
  * never returns here, as posix_spawn's own child does.
  */
 static int
-run_floor_vfork(bool confined)
+run_floor_vfork(bool confined, bool view)
 {
 	pid_t pid;
 
@@ -288,13 +302,17 @@ run_floor_vfork(bool confined)
 		return -1;
 	}
 	if (pid == 0) {
+		if (view && (mountns_apply(&floor_view) != 0 ||
+		    caps_drop_bounding() != 0 || caps_clear() != 0))
+			_exit(126);
 		if (!confined || (landlock_apply(&floor_ll, &floor_policy) == 0 &&
 		    seccomp_apply(&floor_sc) == 0))
 			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
 			    no_env);
 		_exit(127);
 	}
-	return wait_ok(pid, confined ? "floor-confined" : "floor-vfork");
+	return wait_ok(pid, view ? "floor-view" : confined ? "floor-confined" :
+	    "floor-vfork");
 }
 
 static int
@@ -337,7 +355,8 @@ run_true_phases(const struct runner *r, enum run_method m,
 		return run_floor(m == RUN_FLOOR_SHEPHERD);
 	case RUN_FLOOR_VFORK:
 	case RUN_FLOOR_CONFINED:
-		return run_floor_vfork(m == RUN_FLOOR_CONFINED);
+	case RUN_FLOOR_VIEW:
+		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW);
 	case RUN_CONFINE_LATE:
 		return run_confine(r->late, r->scratch,
 		    CONFINE_BACKEND_LANDLOCK, ph);
