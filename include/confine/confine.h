@@ -238,10 +238,20 @@ void confine_spec_init(struct confine_spec *spec);
  *
  * A helper found lost (or found gone when the request is sent: nothing
  * ran) is replaced first, and the request sent once more to the new one.
+ * The job runs with the credentials of the process that connected to the
+ * helper (for a helper this process started: its own), never the
+ * helper's: a root helper shared by several users checks every path of
+ * the spec as the client, and runs the job as the client.
+ *
  * Refusals, with nothing started: -EINVAL (bad spec), -EBADF (a stdio
  * descriptor is not open), -EMSGSIZE (the request is over 1 MiB),
- * -ENOENT/-ENOTDIR (scratch root), -ENOTSUP (confinement cannot be
- * applied exactly), -EAGAIN (fork failed or too many jobs), -ECONNRESET
+ * -ENOENT/-ENOTDIR (scratch root), -EACCES (a scratch root, or a parent
+ * for a fresh one, or a device, that the job's user may not write, or a
+ * path it may not reach; a job on Linux has no capabilities, so a root
+ * job writes only where root's own permission bits let it), -EPERM (a
+ * helper that is not root, asked for another user's job), -ENOTSUP
+ * (confinement cannot be applied exactly), -EAGAIN (fork failed or too
+ * many jobs), -ECONNRESET
  * (the helper is gone and none could replace it: always so in connect
  * mode), -EDEADLK (fork mode: the helper is gone, the process now has
  * threads and no helper binary was found to exec in its place),
