@@ -48,7 +48,7 @@ main(void)
 {
 	static const char *const scripts[] = {
 		"echo hello > greeting && cat greeting",
-		"echo escape > /tmp/confine-hello-escape",
+		"echo escape > /var/tmp/confine-hello-escape",
 		"sleep 10",
 		"exit 3",
 	};

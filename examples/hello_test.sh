@@ -10,4 +10,4 @@ check "hello$"
 check "echo escape .*-> failed (exit_code) exit 2"
 check "sleep 10 .*-> cancelled (deadline)"
 check "exit 3 .*-> failed (exit_code) exit 3"
-[ ! -e /tmp/confine-hello-escape ] || { echo "the escape was written"; exit 1; }
+[ ! -e /var/tmp/confine-hello-escape ] || { echo "the escape was written"; exit 1; }

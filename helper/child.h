@@ -39,13 +39,14 @@ struct child_plan {
 	const struct ident *become;   /* the client's, when not the helper's */
 	const struct ident *self;     /* the helper's, with become */
 #ifdef __linux__
-	struct mountns_root view;     /* Landlock: the writable root's copy */
+	struct mountns_view view;     /* Landlock: the job's file system */
 #endif
 	const struct landlock_plan *landlock;
 	const struct seccomp_prog *seccomp;
 	const struct confine_limits *limits;
 	bool rlimit_nproc;        /* processes bound by RLIMIT_NPROC, not a cgroup */
 	const char *remove_root;  /* a fresh root the shepherd removes on request */
+	const char *remove_tmp;   /* the private tmp it removes with it */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */
 	int cg_dir;               /* the v2 cgroup to be born in, or -1 */
 };

@@ -49,11 +49,28 @@ const struct job_sys job_sys_real = {
 	.in_group = NULL,
 };
 
+/* The helper's $TMPDIR if it names a directory, else /tmp: canonical. */
+static char *
+tmp_base(void)
+{
+	const char *t = getenv("TMPDIR");
+	struct stat st;
+	char *base;
+
+	base = t != NULL && t[0] == '/' ? realpath(t, NULL) : NULL;
+	if (base == NULL || stat(base, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(base);
+		base = realpath("/tmp", NULL);
+	}
+	return base;
+}
+
 void
 job_env_init(struct job_env *env)
 {
 	memset(env, 0, sizeof(*env));
 	env->self_err = ident_self(&env->self);
+	env->tmp_base = tmp_base();
 #ifdef __linux__
 	env->landlock_abi = landlock_abi();
 	if (seccomp_build(&env->seccomp) != 0)
@@ -67,6 +84,8 @@ job_env_init(struct job_env *env)
 void
 job_env_fini(struct job_env *env)
 {
+	free(env->tmp_base);
+	env->tmp_base = NULL;
 #ifdef __linux__
 	seccomp_free(&env->seccomp);
 	cgroup_env_fini(&env->cg);
@@ -88,6 +107,13 @@ struct plan {
 	char **launcher_argv;
 	bool fresh_made;       /* scratch is a directory we made */
 	struct stat root_st;   /* the scratch root as checked */
+	char *tmp;             /* the private tmp, made, or NULL */
+	struct stat tmp_st;
+	char *keep[2];         /* the cwd and the program's directory, to see
+	                          again beneath /tmp, or NULL */
+	struct stat keep_st[2];
+	char **envp;           /* the environment with TMPDIR, or NULL */
+	char *tmpdir;          /* its "TMPDIR=..." */
 	bool becomes;          /* the job runs as become, not as the helper */
 	struct ident become;
 };
@@ -103,6 +129,11 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->ndevices; i++)
 		free(p->devices[i]);
 	free(p->launcher_argv);
+	free(p->tmp);
+	free(p->keep[0]);
+	free(p->keep[1]);
+	free(p->envp);
+	free(p->tmpdir);
 }
 
 static enum confine_backend
@@ -139,14 +170,14 @@ writable(const char *path, int mode)
 
 /* Replaces the parent *path with a fresh directory made beneath it. */
 static int
-make_fresh(char **path)
+make_fresh(char **path, const char *prefix)
 {
-	size_t n = strlen(*path) + sizeof("/confine.XXXXXX");
+	size_t n = strlen(*path) + strlen(prefix) + sizeof("/.XXXXXX");
 	char *fresh = malloc(n);
 
 	if (fresh == NULL)
 		return -ENOMEM;
-	snprintf(fresh, n, "%s/confine.XXXXXX", *path);
+	snprintf(fresh, n, "%s/%s.XXXXXX", *path, prefix);
 	if (mkdtemp(fresh) == NULL) {
 		free(fresh);
 		return -errno;
@@ -296,6 +327,116 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 	return plan_backend(p, s, env, why);
 }
 
+/* Whether path is dir or beneath it (both canonical). */
+static bool
+within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The environment given, with TMPDIR=value added unless it sets one. */
+static int
+plan_env(struct plan *p, const struct spec *s, const char *value)
+{
+	size_t i, n = strlen("TMPDIR=") + strlen(value) + 1;
+
+	for (i = 0; i < s->envc; i++)
+		if (strncmp(s->envp[i], "TMPDIR=", 7) == 0)
+			return 0;
+	if ((p->tmpdir = malloc(n)) == NULL ||
+	    (p->envp = calloc(s->envc + 2, sizeof(*p->envp))) == NULL)
+		return -ENOMEM;
+	snprintf(p->tmpdir, n, "TMPDIR=%s", value);
+	for (i = 0; i < s->envc; i++)
+		p->envp[i] = (char *)(uintptr_t)s->envp[i];
+	p->envp[i] = p->tmpdir;
+	p->child.envp = p->envp;
+	return 0;
+}
+
+/*
+ * A tree beneath the host's /tmp the job must still see: the cwd, or the
+ * directory of the program. Not when it is the scratch root's, or the
+ * other kept one's, or cannot be found (the job's own step then fails).
+ */
+static void
+plan_keep(struct plan *p, int i, const char *path, bool dir_of)
+{
+	char *c = path != NULL ? realpath(path, NULL) : NULL, *slash;
+
+	if (c != NULL && dir_of && (slash = strrchr(c, '/')) != NULL)
+		*slash = '\0';
+	if (c == NULL || !within(c, "/tmp") || strcmp(c, "/tmp") == 0 ||
+	    within(c, p->scratch) || (i == 1 && p->keep[0] != NULL &&
+	    within(c, p->keep[0])) || stat(c, &p->keep_st[i]) != 0) {
+		free(c);
+		return;
+	}
+	p->keep[i] = c;
+}
+
+/*
+ * The job's private temporary directory, made as its user beneath the
+ * helper's tmp base. Where the job has a view of its own (Linux) it is
+ * its /tmp too, unless the scratch root is /tmp or holds it; a cwd beneath
+ * the host's /tmp, outside the root, is seen again there, read-only.
+ */
+static int
+plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
+    const char **why)
+{
+	bool view = p->child.backend == CONFINE_BACKEND_LANDLOCK;
+	bool over = view && p->scratch != NULL && !within("/tmp", p->scratch);
+	int rc;
+
+	if (s->no_tmp)
+		return 0;
+	if (env->tmp_base == NULL)
+		REFUSE(-ENOTSUP, "no directory to make the job's private tmp in "
+		    "(the helper's TMPDIR or /tmp)");
+	rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
+	if (rc == 0) {
+		rc = (p->tmp = strdup(env->tmp_base)) == NULL ? -ENOMEM :
+		    make_fresh(&p->tmp, "confine-tmp");
+		if (rc != 0) {
+			free(p->tmp);
+			p->tmp = NULL;
+		} else if (stat(p->tmp, &p->tmp_st) != 0) {
+			rc = -errno;
+		}
+		if (rc == 0 && over) {
+			plan_keep(p, 0, s->cwd, false);
+			plan_keep(p, 1, s->exe, true);
+		}
+		if (p->becomes)
+			ident_leave(&env->self);
+	}
+	if (rc != 0)
+		REFUSE(rc, "no private tmp could be made for the job");
+	p->policy.tmp = over ? "/tmp" : p->tmp;
+	p->child.remove_tmp = p->tmp;
+#ifdef __linux__
+	if (view) {
+		p->child.view.tmp.path = p->tmp;
+		p->child.view.tmp.dev = p->tmp_st.st_dev;
+		p->child.view.tmp.ino = p->tmp_st.st_ino;
+		p->child.view.over_tmp = over;
+		for (int i = 0; i < 2; i++) {
+			p->child.view.keep[i].path = p->keep[i];
+			p->child.view.keep[i].dev = p->keep_st[i].st_dev;
+			p->child.view.keep[i].ino = p->keep_st[i].st_ino;
+		}
+	}
+#endif
+	if (s->set_tmpdir && (rc = plan_env(p, s, p->policy.tmp)) != 0)
+		REFUSE(rc, "no memory for the job's environment");
+	return 0;
+}
+
 /*
  * The scratch root and what names it. A fresh root is made here, after
  * every check that could refuse the job: a refused job writes nothing.
@@ -310,7 +451,7 @@ plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
 		/* The job's user makes it, so that it is theirs. */
 		rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
 		if (rc == 0) {
-			rc = make_fresh(&p->scratch);
+			rc = make_fresh(&p->scratch, "confine");
 			/* Made: job_start removes it if anything fails now. */
 			p->fresh_made = rc == 0;
 			if (rc == 0 && stat(p->scratch, &p->root_st) != 0)
@@ -323,12 +464,14 @@ plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
 	}
 	p->policy.scratch = p->scratch;
 #ifdef __linux__
-	p->child.view.path = p->scratch;
-	p->child.view.dev = p->root_st.st_dev;
-	p->child.view.ino = p->root_st.st_ino;
+	p->child.view.root.path = p->scratch;
+	p->child.view.root.dev = p->root_st.st_dev;
+	p->child.view.root.ino = p->root_st.st_ino;
 #endif
 	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
 	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
+	if ((rc = plan_tmp(p, s, env, why)) != 0)
+		return rc;
 	if (p->launcher == NULL)
 		return 0;
 	rc = policy_sbpl_argv(&p->policy, p->launcher, s->exe, s->argv,
@@ -456,6 +599,8 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	if (rc != 0) {
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
+		if (p.tmp != NULL)
+			(void)rmdir(p.tmp);
 		plan_free(&p);
 		release_cgroups(j);
 		fd_closep(&sv[0]);
@@ -476,8 +621,11 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	/* The root the job writes into, for the host: the plan's goes. */
 	j->fresh = s->fresh_scratch;
 	j->root = p.scratch ? strdup(p.scratch) : NULL;
+	j->tmp = p.tmp ? strdup(p.tmp) : NULL;
 	if (rc != 0 && p.fresh_made)
 		(void)rmdir(p.scratch);
+	if (rc != 0 && p.tmp != NULL)
+		(void)rmdir(p.tmp);
 	plan_free(&p);
 #ifdef __linux__
 	/* The shepherd has them now; ours would keep nothing alive but fds. */
@@ -508,12 +656,20 @@ job_release(struct job *j)
 {
 	free(j->root);
 	j->root = NULL;
+	free(j->tmp);
+	j->tmp = NULL;
 }
 
 const char *
 job_root(const struct job *j)
 {
 	return j->root ? j->root : "";
+}
+
+const char *
+job_tmp(const struct job *j)
+{
+	return j->tmp ? j->tmp : "";
 }
 
 int
@@ -548,9 +704,13 @@ job_timer(const struct job *j)
 static void
 complete(struct job *j)
 {
-	/* A refused job never ran: its fresh root is empty. */
-	if (j->fresh && (j->events & JOB_EV_REFUSED))
-		(void)rmdir(j->root);
+	/* A refused job never ran: what was made for it is empty. */
+	if (j->events & JOB_EV_REFUSED) {
+		if (j->fresh)
+			(void)rmdir(j->root);
+		if (j->tmp != NULL)
+			(void)rmdir(j->tmp);
+	}
 	/* Releasing the shepherd lets the pgid go: no kill after this. */
 	if (j->ctl >= 0 && j->unwatch != NULL)
 		j->unwatch(j->unwatch_arg, j->ctl);
@@ -583,14 +743,18 @@ finish(struct job *j)
 	default:
 		break;
 	}
-	if (j->fresh && !(j->events & JOB_EV_REFUSED)) {
+	if (j->fresh || j->tmp != NULL) {
+		bool refused = (j->events & JOB_EV_REFUSED) != 0;
+
 		/*
-		 * A fresh root goes only when nothing of the job can still
-		 * write into it; the shepherd removes it, off our loop.
+		 * A fresh root and a private tmp go only when nothing of the
+		 * job can still write into them (a refused one never ran); the
+		 * shepherd removes them, off our loop.
 		 */
-		r->scratch_kept = 1;
-		if (r->outcome != CONFINE_UNCERTAIN &&
-		    r->proof != CONFINE_PROOF_NONE && j->ctl >= 0 &&
+		r->scratch_kept = j->fresh && !refused;
+		r->tmp_kept = j->tmp != NULL && !refused;
+		if ((refused || (r->outcome != CONFINE_UNCERTAIN &&
+		    r->proof != CONFINE_PROOF_NONE)) && j->ctl >= 0 &&
 		    write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1) {
 			j->phase = JOB_REMOVING;
 			j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
@@ -780,7 +944,11 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 		break;
 	case SHEP_REMOVED:
 		if (j->phase == JOB_REMOVING) {
-			j->result.scratch_kept = r->err != 0;
+			if (!(j->events & JOB_EV_REFUSED)) {
+				j->result.scratch_kept = j->fresh && r->err != 0;
+				j->result.tmp_kept = j->tmp != NULL &&
+				    r->status != 0;
+			}
 			complete(j);
 		}
 		break;

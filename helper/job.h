@@ -34,6 +34,8 @@
 struct job_env {
 	int landlock_abi;                /* < 0: no Landlock (-errno) */
 	struct ident self;               /* the helper's own credentials */
+	char *tmp_base;                  /* where private tmps are made, or
+	                                    NULL: none can be */
 	int self_err;                    /* reading them failed: -errno */
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
@@ -94,6 +96,7 @@ struct job {
 #endif
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
+	char *tmp;                     /* its private tmp, or NULL */
 	unsigned char rbuf[SHEP_REC_LEN];
 	size_t rlen;
 };
@@ -115,6 +118,8 @@ int job_start(struct job *j, const struct spec *s, const struct job_env *env,
 void job_release(struct job *j);
 /* The job's scratch root, canonical ("" for none). */
 const char *job_root(const struct job *j);
+/* Its private temporary directory on the host ("" for none). */
+const char *job_tmp(const struct job *j);
 
 /* The shepherd's socket, to poll for input; -1 once released. */
 int job_fd(const struct job *j);

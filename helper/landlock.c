@@ -97,6 +97,8 @@ landlock_apply(const struct landlock_plan *plan, const struct policy *p)
 	if (ruleset < 0)
 		return -errno;
 	rc = add_path(ruleset, p->scratch, plan->fs_scratch);
+	if (rc == 0 && p->tmp != NULL)
+		rc = add_path(ruleset, p->tmp, plan->fs_scratch);
 	if (rc == 0)
 		rc = add_path(ruleset, "/dev/null", plan->fs_file);
 	for (i = 0; rc == 0 && i < p->ndevices; i++)

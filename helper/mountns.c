@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -90,46 +92,119 @@ unshare_mounts(void)
 	return rc;
 }
 
-int
-mountns_apply(const struct mountns_root *root)
+/* A copy of a tree, checked to be the directory the helper checked. */
+static int
+clone_tree(const struct mountns_tree *t, int *fd)
 {
-	struct mount_attr ro = {
-		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
-		.propagation = MS_PRIVATE,
-	};
-	struct mount_attr rw = {
-		.attr_set = MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID,
-		.propagation = MS_PRIVATE,
-	};
 	struct stat st;
-	int tree, rc;
+
+	*fd = -1;
+	if (t->path == NULL)
+		return 0;
+	*fd = (int)syscall(SYS_open_tree, AT_FDCWD, t->path, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, &st) != 0)
+		return -errno;
+	return st.st_dev == t->dev && st.st_ino == t->ino ? 0 : -ESTALE;
+}
+
+static int
+set_attr(int fd, const char *path, unsigned flags, uint64_t set)
+{
+	struct mount_attr a = { .attr_set = set, .propagation = MS_PRIVATE };
+
+	return syscall(SYS_mount_setattr, fd, path, flags | AT_RECURSIVE, &a,
+	    sizeof(a)) == 0 ? 0 : -errno;
+}
+
+static bool
+beneath_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0;
+}
+
+/*
+ * In the private /tmp, the directories down to path, made as the job's
+ * user, so that the tree of the host's can be seen there again. Those of
+ * another mount (a kept cwd above a scratch root) exist already.
+ */
+static int
+make_mountpoint(const char *path)
+{
+	char buf[4096];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (i = 5; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = i < n ? '/' : '\0';
+	}
+	return 0;
+}
+
+static int
+attach(int fd, const char *path, bool over_tmp)
+{
+	int rc;
+
+	if (over_tmp && beneath_tmp(path) && (rc = make_mountpoint(path)) != 0)
+		return rc;
+	return syscall(SYS_move_mount, fd, "", AT_FDCWD, path,
+	    MOVE_MOUNT_F_EMPTY_PATH) == 0 ? 0 : -errno;
+}
+
+int
+mountns_apply(const struct mountns_view *v)
+{
+	int root = -1, tmp = -1, keep[2] = { -1, -1 }, rc, i;
 
 	if ((rc = unshare_mounts()) != 0)
 		return rc;
 	/*
-	 * A copy of the scratch root's tree taken before anything is made
-	 * read-only, so that it keeps its own flags; checked to be the
-	 * directory the helper checked, so that a name changed since cannot
-	 * put another tree in its place.
+	 * Copies taken before anything is made read-only, so that they keep
+	 * their own flags; then everything private and read-only, which also
+	 * keeps the host's mounts from seeing any of ours.
 	 */
-	tree = (int)syscall(SYS_open_tree, AT_FDCWD, root->path,
-	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
-	    AT_SYMLINK_NOFOLLOW);
-	if (tree < 0)
-		return -errno;
-	if (fstat(tree, &st) != 0) {
-		rc = -errno;
-	} else if (st.st_dev != root->dev || st.st_ino != root->ino) {
-		rc = -ESTALE;
-	} else if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro,
-	    sizeof(ro)) != 0 ||
-	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
-	    &rw, sizeof(rw)) != 0 ||
-	    syscall(SYS_move_mount, tree, "", AT_FDCWD, root->path,
-	    MOVE_MOUNT_F_EMPTY_PATH) != 0) {
-		/* Everything private first: nothing here reaches the host's. */
-		rc = -errno;
-	}
-	close(tree);
+	rc = clone_tree(&v->root, &root);
+	if (rc == 0)
+		rc = clone_tree(&v->tmp, &tmp);
+	for (i = 0; rc == 0 && i < 2; i++)
+		rc = clone_tree(&v->keep[i], &keep[i]);
+	if (rc == 0)
+		rc = set_attr(AT_FDCWD, "/", 0, MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID);
+	if (rc == 0)
+		rc = set_attr(root, "", AT_EMPTY_PATH, MOUNT_ATTR_NODEV |
+		    MOUNT_ATTR_NOSUID);
+	if (rc == 0 && tmp >= 0)
+		rc = set_attr(tmp, "", AT_EMPTY_PATH, MOUNT_ATTR_NODEV |
+		    MOUNT_ATTR_NOSUID);
+	for (i = 0; rc == 0 && i < 2; i++)
+		if (keep[i] >= 0)
+			rc = set_attr(keep[i], "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
+			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID);
+	/* /tmp first: the kept trees, then the root, may lie beneath it. */
+	if (rc == 0 && tmp >= 0 && v->over_tmp)
+		rc = attach(tmp, "/tmp", false);
+	for (i = 0; rc == 0 && i < 2; i++)
+		if (keep[i] >= 0)
+			rc = attach(keep[i], v->keep[i].path, v->over_tmp);
+	if (rc == 0)
+		rc = attach(root, v->root.path, v->over_tmp);
+	if (root >= 0)
+		close(root);
+	if (tmp >= 0)
+		close(tmp);
+	for (i = 0; i < 2; i++)
+		if (keep[i] >= 0)
+			close(keep[i]);
 	return rc;
 }

@@ -1,7 +1,10 @@
 /*
  * The job's own view of the file system (Linux): a private mount namespace
  * in which every mount is read-only and nosuid, except the scratch root,
- * which is a read-write, nodev, nosuid copy of itself. The kernel then
+ * which is a read-write, nodev, nosuid copy of itself, and /tmp, which is
+ * the job's private temporary directory (the host's /tmp is out of sight,
+ * but for the scratch root, the cwd and the program's directory where they
+ * lie beneath it). The kernel then
  * refuses every change to an inode outside the scratch root, its content
  * and its metadata alike (mode, owner, times, extended attributes), with
  * EROFS, whatever the job's uid and whatever Landlock mediates; and no
@@ -16,18 +19,30 @@
 #ifndef CONFINE_MOUNTNS_H
 #define CONFINE_MOUNTNS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
-struct mountns_root {
-	const char *path;   /* canonical, absolute */
-	dev_t dev;          /* what the helper checked: the copy must be it */
+/* A tree as the helper checked it: the copy must be the same directory. */
+struct mountns_tree {
+	const char *path;   /* canonical, absolute; NULL: none */
+	dev_t dev;
 	ino_t ino;
 };
 
+struct mountns_view {
+	struct mountns_tree root;  /* the scratch root: read-write */
+	struct mountns_tree tmp;   /* the private temporary directory, made
+	                              read-write at /tmp when over_tmp */
+	struct mountns_tree keep[2]; /* the cwd and the program's directory,
+	                              when beneath /tmp and not the root's:
+	                              seen again, read-only, where they were */
+	bool over_tmp;
+};
+
 /*
- * Returns 0 or -errno; on error the caller must not exec. -ESTALE: the
- * scratch root is no longer the directory the helper checked.
+ * Returns 0 or -errno; on error the caller must not exec. -ESTALE: a
+ * tree is no longer the directory the helper checked.
  */
-int mountns_apply(const struct mountns_root *root);
+int mountns_apply(const struct mountns_view *view);
 
 #endif

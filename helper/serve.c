@@ -297,7 +297,7 @@ job_after(struct srv *s, struct hjob *h)
 	if (c != NULL) {
 		if (ev & JOB_EV_STARTED)
 			(void)wire_put_started(&c->out, h->id, h->j.result.pid,
-			    h->j.result.pgid, job_root(&h->j));
+			    h->j.result.pgid, job_root(&h->j), job_tmp(&h->j));
 		/* A refusal is told once the job left nothing behind. */
 		if ((h->j.events & JOB_EV_REFUSED) && h->j.phase == JOB_DONE)
 			reply_error(c, h->id, -h->j.refused, h->j.why);

@@ -326,13 +326,13 @@ remove_root(struct shep *s, const struct child_plan *plan)
 {
 	struct shep_rec r = { .type = SHEP_REMOVED };
 
-	r.err = EINVAL;
-	if (plan->remove_root != NULL) {
-		r.err = plan->become != NULL ?
-		    -ident_enter(plan->become, plan->self) : 0;
-		if (r.err == 0)
-			r.err = -remove_at(AT_FDCWD, plan->remove_root, 0);
-	}
+	int rc = plan->become != NULL ? ident_enter(plan->become, plan->self) : 0;
+
+	/* err: the fresh root's removal; status: the private tmp's. */
+	if (plan->remove_root != NULL)
+		r.err = -(rc != 0 ? rc : remove_at(AT_FDCWD, plan->remove_root, 0));
+	if (plan->remove_tmp != NULL)
+		r.status = -(rc != 0 ? rc : remove_at(AT_FDCWD, plan->remove_tmp, 0));
 	report(s, &r);
 }
 

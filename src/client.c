@@ -64,6 +64,7 @@ struct confine_job {
 	bool listed;                   /* in the table, awaiting the helper */
 	enum confine_backend backend;
 	char *scratch;                 /* as the helper said, from STARTED */
+	char *tmp;                     /* the same */
 	struct confine_result result;
 	struct confine_job *next;
 };
@@ -129,6 +130,7 @@ static void
 job_delete(struct confine_job *j)
 {
 	free(j->scratch);
+	free(j->tmp);
 	free(j);
 }
 
@@ -201,7 +203,7 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 	struct confine_job *j = h->id ? *slot(c, h->id) : NULL;
 	struct confine_result r;
 	struct wire_error e;
-	const char *scratch;
+	const char *scratch, *tmp;
 	pid_t pid, pgid;
 
 	if (!wire_type_known(h->type) || h->nfds != 0)
@@ -211,13 +213,14 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 		return -EBADMSG;
 	switch (h->type) {
 	case WIRE_STARTED:
-		if (wire_get_started(p, h->len, &pid, &pgid, &scratch) != 0)
+		if (wire_get_started(p, h->len, &pid, &pgid, &scratch, &tmp) != 0)
 			return -EBADMSG;
 		if (j != NULL && j->state == J_SENT) {
 			j->state = J_STARTED;
 			j->result.pid = pid;
 			j->result.pgid = pgid;
 			j->scratch = strdup(scratch);
+			j->tmp = strdup(tmp);
 		}
 		return 0;
 	case WIRE_SETTLED:
@@ -909,7 +912,10 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	s.backend = ps->backend;
 	s.limits = ps->limits;
 	s.fresh_scratch = (ps->flags & CONFINE_FRESH_SCRATCH) != 0;
-	if ((ps->flags & ~CONFINE_FRESH_SCRATCH) != 0)
+	s.no_tmp = (ps->flags & CONFINE_NO_TMP) != 0;
+	s.set_tmpdir = (ps->flags & CONFINE_SET_TMPDIR) != 0;
+	if ((ps->flags & ~(CONFINE_FRESH_SCRATCH | CONFINE_NO_TMP |
+	    CONFINE_SET_TMPDIR)) != 0)
 		return fail(EINVAL, "unknown flags");
 	s.fd[0] = ps->stdin_fd;
 	s.fd[1] = ps->stdout_fd;
@@ -1061,15 +1067,28 @@ confine_job_free(struct confine_job *j)
 		(void)send_empty(c, gen, WIRE_CANCEL, id);
 }
 
-const char *
-confine_job_scratch(struct confine_job *j)
+/* A path the helper reported, once STARTED set it; "" until then. */
+static const char *
+job_path(struct confine_job *j, char *const *field)
 {
 	const char *p;
 
 	pthread_mutex_lock(&j->c->mu);
-	p = j->scratch ? j->scratch : "";
+	p = *field ? *field : "";
 	pthread_mutex_unlock(&j->c->mu);
 	return p;
+}
+
+const char *
+confine_job_scratch(struct confine_job *j)
+{
+	return job_path(j, &j->scratch);
+}
+
+const char *
+confine_job_tmp(struct confine_job *j)
+{
+	return job_path(j, &j->tmp);
 }
 
 int

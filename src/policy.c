@@ -23,7 +23,8 @@ static const char sbpl_head[] =
     "(allow mach-lookup)\n"
     "(allow signal (target same-sandbox))\n"
     "(allow file-write* (literal \"/dev/null\"))\n"
-    "(allow file-write* (subpath (param \"" POLICY_SBPL_SCRATCH "\")))\n";
+    "(allow file-write* (subpath (param \"" POLICY_SBPL_SCRATCH "\")))\n"
+    "(allow file-write* (subpath (param \"" POLICY_SBPL_TMP "\")))\n";
 
 int
 policy_sbpl_profile(size_t ndevices, char *buf, size_t size)
@@ -56,6 +57,7 @@ int
 policy_sbpl_argv(const struct policy *p, const char *launcher,
     const char *exe, const char *const *argv, size_t argc, char ***out)
 {
+	const char *tmp = p->tmp != NULL ? p->tmp : p->scratch;
 	char profile[4096], **v, *s;
 	size_t nv, i, k = 0, bytes;
 	int plen;
@@ -64,9 +66,9 @@ policy_sbpl_argv(const struct policy *p, const char *launcher,
 	plen = policy_sbpl_profile(p->ndevices, profile, sizeof(profile));
 	if (plen < 0)
 		return plen;
-	/* launcher -p P -D S [-D D]* -- exe argv[1..] NULL */
-	nv = 3 + 2 * (1 + p->ndevices) + 2 + (argc - 1) + 1;
-	bytes = (size_t)plen + 1 + param_len(p->scratch);
+	/* launcher -p P -D S -D T [-D D]* -- exe argv[1..] NULL */
+	nv = 3 + 2 * (2 + p->ndevices) + 2 + (argc - 1) + 1;
+	bytes = (size_t)plen + 1 + param_len(p->scratch) + param_len(tmp);
 	for (i = 0; i < p->ndevices; i++)
 		bytes += param_len(p->devices[i]);
 	if (bytes > SIZE_MAX / 2 - nv * sizeof(*v))
@@ -82,6 +84,9 @@ policy_sbpl_argv(const struct policy *p, const char *launcher,
 	v[k++] = (char *)(uintptr_t)"-D";
 	v[k++] = s;
 	s += sprintf(s, "%s=%s", POLICY_SBPL_SCRATCH, p->scratch) + 1;
+	v[k++] = (char *)(uintptr_t)"-D";
+	v[k++] = s;
+	s += sprintf(s, "%s=%s", POLICY_SBPL_TMP, tmp) + 1;
 	for (i = 0; i < p->ndevices; i++) {
 		v[k++] = (char *)(uintptr_t)"-D";
 		v[k++] = s;

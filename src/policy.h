@@ -13,12 +13,15 @@
 
 struct policy {
 	const char *scratch;        /* canonical absolute path */
+	const char *tmp;            /* the private temporary directory, as the
+	                               job sees it; NULL: none */
 	const char *const *devices; /* writable device nodes, canonical */
 	size_t ndevices;
 };
 
 /* The names sandbox-exec -D binds and the profile reads with (param ...). */
 #define POLICY_SBPL_SCRATCH "CONFINE_SCRATCH"
+#define POLICY_SBPL_TMP "CONFINE_TMP"
 #define POLICY_SBPL_DEVICE "CONFINE_DEVICE_"
 
 /*
@@ -30,8 +33,10 @@ int policy_sbpl_profile(size_t ndevices, char *buf, size_t size);
 
 /*
  * Builds the launcher's argv in one allocation, freed with free():
- *   launcher -p PROFILE -D CONFINE_SCRATCH=... [-D CONFINE_DEVICE_n=...]
- *   -- exe argv[1..]
+ *   launcher -p PROFILE -D CONFINE_SCRATCH=... -D CONFINE_TMP=...
+ *   [-D CONFINE_DEVICE_n=...] -- exe argv[1..]
+ * CONFINE_TMP is the private temporary directory, or the scratch root
+ * again when there is none: the profile's text stays the same.
  * Under sandbox-exec the job's argv[0] is exe, not argv[0].
  * Returns 0 or -ENOMEM.
  */

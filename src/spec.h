@@ -31,6 +31,8 @@ struct spec {
 	enum confine_backend backend;
 	struct confine_limits limits;
 	bool fresh_scratch;         /* scratch is a parent: make a fresh root */
+	bool no_tmp;                /* no private temporary directory */
+	bool set_tmpdir;            /* add TMPDIR to the environment */
 	int fd[3];                  /* the job's stdio; -1: /dev/null */
 };
 

@@ -176,7 +176,9 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 
 	put_u8(b, (uint8_t)s->backend);
 	put_u8(b, (uint8_t)fdmask);
-	put_u16(b, s->fresh_scratch ? WIRE_SPAWN_FRESH : 0);
+	put_u16(b, (s->fresh_scratch ? WIRE_SPAWN_FRESH : 0) |
+	    (s->no_tmp ? WIRE_SPAWN_NO_TMP : 0) |
+	    (s->set_tmpdir ? WIRE_SPAWN_SET_TMPDIR : 0));
 	put_u32(b, 0);
 	put_u64(b, (uint64_t)s->deadline_ms);
 	put_u64(b, (uint64_t)s->grace_ms);
@@ -198,13 +200,14 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 
 int
 wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
-    const char *scratch)
+    const char *scratch, const char *tmp)
 {
 	size_t at = frame_begin(b, WIRE_STARTED, id, 0);
 
 	put_u32(b, (uint32_t)pid);
 	put_u32(b, (uint32_t)pgid);
 	put_str(b, scratch);
+	put_str(b, tmp);
 	return frame_end(b, at);
 }
 
@@ -219,7 +222,7 @@ wire_put_settled(struct wire_buf *b, uint32_t id,
 	put_u8(b, (uint8_t)r->step);
 	put_u8(b, (uint8_t)r->backend);
 	put_u8(b, (uint8_t)r->proof);
-	put_u8(b, r->scratch_kept ? 1 : 0);
+	put_u8(b, (r->scratch_kept ? 1 : 0) | (r->tmp_kept ? 2 : 0));
 	put_u16(b, 0);
 	put_u32(b, (uint32_t)r->exit_code);
 	put_u32(b, (uint32_t)r->signal);
@@ -411,13 +414,14 @@ wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h, int reply)
 
 int
 wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
-    const char **scratch)
+    const char **scratch, const char **tmp)
 {
 	struct rd r = { p, len, 0, 0 };
 
 	*pid = (pid_t)get_u32(&r);
 	*pgid = (pid_t)get_u32(&r);
 	*scratch = get_str(&r);
+	*tmp = get_str(&r);
 	return finish(&r);
 }
 
@@ -434,9 +438,10 @@ wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 	backend = get_u8(&r);
 	proof = get_u8(&r);
 	kept = get_u8(&r);
-	if (kept > 1 || get_u16(&r) != 0)
+	if (kept > 3 || get_u16(&r) != 0)
 		r.err = -EBADMSG;
-	res->scratch_kept = kept;
+	res->scratch_kept = kept & 1;
+	res->tmp_kept = kept >> 1;
 	if (outcome < CONFINE_COMPLETED || outcome > CONFINE_UNCERTAIN ||
 	    reason > CONFINE_REASON_HELPER_LOST || step > CONFINE_STEP_LIMITS ||
 	    backend > CONFINE_BACKEND_NONE || proof > CONFINE_PROOF_CGROUP)
@@ -514,10 +519,14 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	s->backend = (enum confine_backend)get_u8(&r);
 	*fdmask = get_u8(&r);
 	flags = get_u16(&r);
-	if ((flags & ~WIRE_SPAWN_FRESH) != 0 || get_u32(&r) != 0 ||
+	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
+	    WIRE_SPAWN_SET_TMPDIR)) != 0 ||
+	    get_u32(&r) != 0 ||
 	    (*fdmask & ~7u) != 0)
 		r.err = -EBADMSG;
 	s->fresh_scratch = (flags & WIRE_SPAWN_FRESH) != 0;
+	s->no_tmp = (flags & WIRE_SPAWN_NO_TMP) != 0;
+	s->set_tmpdir = (flags & WIRE_SPAWN_SET_TMPDIR) != 0;
 	s->deadline_ms = get_i64(&r);
 	s->grace_ms = get_i64(&r);
 	s->limits.cpu_seconds = get_i64(&r);

@@ -24,7 +24,7 @@
 #define WIRE_MAX_PAYLOAD (1u << 20)
 #define WIRE_MAX_FDS 3
 #define WIRE_MAGIC 0x434e464eu /* "CNFN" */
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 
 enum wire_type {
 	WIRE_HELLO = 1,    /* both ways, first */
@@ -51,6 +51,8 @@ enum wire_error_code {
 #define WIRE_SETTLED_LEN 60
 #define WIRE_SPAWN_FIXED 72     /* before the strings */
 #define WIRE_SPAWN_FRESH 1u     /* spawn flags: a fresh scratch root */
+#define WIRE_SPAWN_NO_TMP 2u    /* no private temporary directory */
+#define WIRE_SPAWN_SET_TMPDIR 4u /* TMPDIR added to the environment */
 
 struct wire_hdr {
 	uint32_t len;
@@ -97,7 +99,7 @@ int wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply);
 int wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
     unsigned fdmask, unsigned nfds);
 int wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
-    const char *scratch);
+    const char *scratch, const char *tmp);
 int wire_put_settled(struct wire_buf *b, uint32_t id,
     const struct confine_result *r);
 int wire_put_error(struct wire_buf *b, uint32_t id, int err,
@@ -107,9 +109,9 @@ int wire_put_empty(struct wire_buf *b, uint16_t type, uint32_t id);
 /* Payload decoders: 0, or -EBADMSG when the bytes are not exactly one. */
 int wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h,
     int reply);
-/* scratch points into p ("" when the helper made none). */
+/* scratch and tmp point into p ("" for none). */
 int wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
-    const char **scratch);
+    const char **scratch, const char **tmp);
 int wire_get_settled(const uint8_t *p, size_t len, struct confine_result *r);
 int wire_get_error(const uint8_t *p, size_t len, struct wire_error *e);
 

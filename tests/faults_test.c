@@ -181,7 +181,8 @@ static void
 client_that_never_reads_does_not_block_others(void **state)
 {
 	const char *argv[] = { "fixture", "exit", "0", NULL };
-	struct wire_hello hi = { .version_min = 1, .version_max = 1 };
+	struct wire_hello hi = { .version_min = WIRE_VERSION,
+		.version_max = WIRE_VERSION };
 	char *dir = tu_sockdir(), *sock = tu_join(dir, "h.sock");
 	struct wire_buf b = { 0 };
 	struct confine *good;

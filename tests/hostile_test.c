@@ -151,7 +151,7 @@ truncated_frame_then_disconnect(void **state)
 	uint8_t b[WIRE_HDR_LEN + 8];
 	int fd = raw();
 
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	header(b, 200, WIRE_SPAWN, 0, 1);
 	memset(b + WIRE_HDR_LEN, 0, 8);
 	send_bytes(fd, b, sizeof(b));
@@ -235,7 +235,7 @@ unknown_type_and_wrong_sizes_are_refused_but_not_fatal(void **state)
 	uint8_t b[WIRE_HDR_LEN + 4] = { 0 };
 	int fd = raw();
 
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	header(b, 0, 200, 0, 1);
 	send_bytes(fd, b, WIRE_HDR_LEN);
 	expect_error(fd, ENOSYS);
@@ -245,7 +245,7 @@ unknown_type_and_wrong_sizes_are_refused_but_not_fatal(void **state)
 	header(b, 0, WIRE_SETTLED, 0, 1);
 	send_bytes(fd, b, WIRE_HDR_LEN);
 	expect_error(fd, EBADMSG);
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	expect_error(fd, EPROTO);
 	close(fd);
 	still_serving();
@@ -270,7 +270,7 @@ string_without_terminator_is_refused(void **state)
 	int fd = raw();
 
 	hu_spec(&s, argv, scratch);
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(wire_put_spawn(&b, 8, &s, 0, 0), 0);
 	send_bytes(fd, b.p, b.len);
 	assert_int_equal(read_frame(fd, &h, p, sizeof(p)), 0);
@@ -323,7 +323,7 @@ too_many_descriptors_are_refused_and_closed(void **state)
 
 	/* Four declared: over the cap of three. */
 	fd = raw();
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(fd_pipe(p), 0);
 	for (i = 0; i < 4; i++)
 		fds[i] = p[1];
@@ -337,7 +337,7 @@ too_many_descriptors_are_refused_and_closed(void **state)
 
 	/* Ten attached: more than the helper will even receive. */
 	fd = raw();
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(fd_pipe(p), 0);
 	for (i = 0; i < 10; i++)
 		fds[i] = p[1];
@@ -356,7 +356,7 @@ descriptors_nobody_asked_for_are_closed(void **state)
 	uint8_t b[WIRE_HDR_LEN];
 	int p[2], fd = raw();
 
-	send_hello(fd, 1, 1);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(fd_pipe(p), 0);
 	header(b, 0, WIRE_CANCEL, 0, 77);
 	send_fds(fd, b, sizeof(b), &p[1], 1);
@@ -380,7 +380,7 @@ many_garbage_connections(void **state)
 		for (k = 0; k < (int)sizeof(b); k++)
 			b[k] = (uint8_t)rand();
 		if (i % 2)
-			send_hello(fds[i], 1, 1);
+			send_hello(fds[i], WIRE_VERSION, WIRE_VERSION);
 		send_bytes(fds[i], b, (size_t)(rand() % (int)sizeof(b)) + 1);
 	}
 	for (i = 0; i < 40; i++)

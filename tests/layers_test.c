@@ -141,14 +141,14 @@ landlock_alone_refuses_writes_tcp_and_abstract_sockets(void **state)
 static int
 view_only(void)
 {
-	struct mountns_root r = { .path = scratch };
+	struct mountns_view v = { .root.path = scratch };
 	struct stat st;
 
 	if (stat(scratch, &st) != 0)
 		return 125;
-	r.dev = st.st_dev;
-	r.ino = st.st_ino;
-	return mountns_apply(&r) == 0 ? 0 : 125;
+	v.root.dev = st.st_dev;
+	v.root.ino = st.st_ino;
+	return mountns_apply(&v) == 0 ? 0 : 125;
 }
 
 static int
@@ -172,14 +172,14 @@ view_create_inside(void)
 static int
 view_of_another_directory(void)
 {
-	struct mountns_root r = { .path = scratch };
+	struct mountns_view v = { .root.path = scratch };
 	struct stat st;
 
 	if (stat(outside, &st) != 0)
 		return 125;
-	r.dev = st.st_dev;
-	r.ino = st.st_ino;
-	return -mountns_apply(&r);
+	v.root.dev = st.st_dev;
+	v.root.ino = st.st_ino;
+	return -mountns_apply(&v);
 }
 
 static void

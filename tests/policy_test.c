@@ -90,13 +90,16 @@ argv_carries_paths_as_parameters_only(void **state)
 	assert_null(strstr(v[2], "/tmp"));
 	assert_string_equal(v[3], "-D");
 	assert_string_equal(v[4], "CONFINE_SCRATCH=/tmp/a\"))(allow network*)(x \"\\\nb");
+	/* No private tmp: the scratch root again, so the text is the same. */
 	assert_string_equal(v[5], "-D");
-	assert_string_equal(v[6], "CONFINE_DEVICE_0=/dev/tty\"x");
-	assert_string_equal(v[7], "--");
-	assert_string_equal(v[8], "/bin/job");
-	assert_string_equal(v[9], "one");
-	assert_string_equal(v[10], "two");
-	assert_null(v[11]);
+	assert_string_equal(v[6], "CONFINE_TMP=/tmp/a\"))(allow network*)(x \"\\\nb");
+	assert_string_equal(v[7], "-D");
+	assert_string_equal(v[8], "CONFINE_DEVICE_0=/dev/tty\"x");
+	assert_string_equal(v[9], "--");
+	assert_string_equal(v[10], "/bin/job");
+	assert_string_equal(v[11], "one");
+	assert_string_equal(v[12], "two");
+	assert_null(v[13]);
 	free(v);
 }
 

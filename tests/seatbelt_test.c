@@ -104,11 +104,12 @@ job_runs_through_the_launcher_with_the_constant_profile(void **state)
 {
 	struct ctx *c = *state;
 	char *in = tu_join(c->scratch, "f"), *profile, *want, *params, *argv;
-	char param[4096];
+	char param[4096], tmp[4096];
 	size_t len;
 	struct jr j;
 
 	jr_init(&j, SB, c->scratch, "write", in, NULL);
+	j.spec.no_tmp = true;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	assert_int_equal(j.r.backend, SB);
@@ -119,7 +120,8 @@ job_runs_through_the_launcher_with_the_constant_profile(void **state)
 	assert_string_equal(profile, want);
 	params = logged(c, "params", &len);
 	snprintf(param, sizeof(param), "CONFINE_SCRATCH=%s", c->scratch);
-	assert_nul_list(params, len, (const char *const[]){ param, NULL });
+	snprintf(tmp, sizeof(tmp), "CONFINE_TMP=%s", c->scratch);
+	assert_nul_list(params, len, (const char *const[]){ param, tmp, NULL });
 	/* Under sandbox-exec the job's argv[0] is its path. */
 	argv = logged(c, "argv", &len);
 	assert_nul_list(argv, len,
@@ -138,11 +140,13 @@ metacharacters_travel_as_a_parameter_and_the_profile_is_unchanged(void **state)
 	struct ctx *c = *state;
 	char *weird = tu_join(c->scratch, "we\"ir)d\\\nname");
 	char *in = tu_join(weird, "f"), *profile, *want, *params, param[4096];
+	char tmp[4096];
 	size_t len;
 	struct jr j;
 
 	assert_int_equal(mkdir(weird, 0755), 0);
 	jr_init(&j, SB, weird, "write", in, NULL);
+	j.spec.no_tmp = true;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	assert_true(tu_exists(in));
@@ -151,7 +155,8 @@ metacharacters_travel_as_a_parameter_and_the_profile_is_unchanged(void **state)
 	assert_string_equal(profile, want);
 	params = logged(c, "params", &len);
 	snprintf(param, sizeof(param), "CONFINE_SCRATCH=%s", weird);
-	assert_nul_list(params, len, (const char *const[]){ param, NULL });
+	snprintf(tmp, sizeof(tmp), "CONFINE_TMP=%s", weird);
+	assert_nul_list(params, len, (const char *const[]){ param, tmp, NULL });
 	free(profile);
 	free(want);
 	free(params);
@@ -166,16 +171,19 @@ scratch_through_a_symlink_is_passed_canonical(void **state)
 {
 	struct ctx *c = *state;
 	char *link = tu_join(c->outside, "link"), *params, param[4096];
+	char tmp[4096];
 	size_t len;
 	struct jr j;
 
 	assert_int_equal(symlink(c->scratch, link), 0);
 	jr_init(&j, SB, link, "exit", "0", NULL);
+	j.spec.no_tmp = true;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	params = logged(c, "params", &len);
 	snprintf(param, sizeof(param), "CONFINE_SCRATCH=%s", c->scratch);
-	assert_nul_list(params, len, (const char *const[]){ param, NULL });
+	snprintf(tmp, sizeof(tmp), "CONFINE_TMP=%s", c->scratch);
+	assert_nul_list(params, len, (const char *const[]){ param, tmp, NULL });
 	free(params);
 	free(link);
 	jr_free(&j);
@@ -186,13 +194,14 @@ device_nodes_are_parameters_too(void **state)
 {
 	struct ctx *c = *state;
 	const char *devs[] = { "/dev/zero", "/dev/full", NULL };
-	char *profile, *want, *params, param[4096];
+	char *profile, *want, *params, param[4096], tmp[4096];
 	size_t len;
 	struct jr j;
 
 	jr_init(&j, SB, c->scratch, "exit", "0", NULL);
 	j.spec.devices = devs;
 	j.spec.ndevices = 2;
+	j.spec.no_tmp = true;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	profile = logged(c, "profile", NULL);
@@ -200,11 +209,43 @@ device_nodes_are_parameters_too(void **state)
 	assert_string_equal(profile, want);
 	params = logged(c, "params", &len);
 	snprintf(param, sizeof(param), "CONFINE_SCRATCH=%s", c->scratch);
-	assert_nul_list(params, len, (const char *const[]){ param,
+	snprintf(tmp, sizeof(tmp), "CONFINE_TMP=%s", c->scratch);
+	assert_nul_list(params, len, (const char *const[]){ param, tmp,
 	    "CONFINE_DEVICE_0=/dev/zero", "CONFINE_DEVICE_1=/dev/full", NULL });
 	free(profile);
 	free(want);
 	free(params);
+	jr_free(&j);
+}
+
+/*
+ * A job's private tmp is the second writable tree, by parameter too: the
+ * helper's tmp base's, made for the job and gone once it settled.
+ */
+static void
+the_private_tmp_is_a_parameter(void **state)
+{
+	struct ctx *c = *state;
+	const char *t = getenv("TMPDIR");
+	char *base = realpath(t != NULL && t[0] == '/' ? t : "/tmp", NULL);
+	char *params, want[4096];
+	const char *tmp;
+	size_t len;
+	struct jr j;
+
+	assert_non_null(base);
+	jr_init(&j, SB, c->scratch, "exit", "0", NULL);
+	run_sb(c, &j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_int_equal(j.r.tmp_kept, 0);
+	params = logged(c, "params", &len);
+	tmp = params + strlen(params) + 1;
+	assert_true(tmp < params + len);
+	snprintf(want, sizeof(want), "CONFINE_TMP=%s/confine-tmp.", base);
+	assert_int_equal(strncmp(tmp, want, strlen(want)), 0);
+	assert_false(tu_exists(tmp + strlen("CONFINE_TMP=")));
+	free(params);
+	free(base);
 	jr_free(&j);
 }
 
@@ -332,6 +373,7 @@ main(void)
 		T(metacharacters_travel_as_a_parameter_and_the_profile_is_unchanged),
 		T(scratch_through_a_symlink_is_passed_canonical),
 		T(device_nodes_are_parameters_too),
+		T(the_private_tmp_is_a_parameter),
 		T(absent_launcher_fails_closed_and_scratch_stays_empty),
 #ifdef __linux__
 		T(default_launcher_is_absent_here_and_refuses),

@@ -71,14 +71,21 @@ tu_mkdtemp(const char *prefix)
 }
 
 char *
-tu_sockdir(void)
+tu_sockdir_in(const char *parent)
 {
-	char buf[] = "/tmp/confine-sock.XXXXXX";
+	char buf[64];
 
 	/* A unix socket's path must fit in 108 bytes: TEST_TMPDIR may not. */
+	snprintf(buf, sizeof(buf), "%s/confine-sock.XXXXXX", parent);
 	if (mkdtemp(buf) == NULL)
 		die("mkdtemp", buf);
 	return strdup(buf);
+}
+
+char *
+tu_sockdir(void)
+{
+	return tu_sockdir_in("/tmp");
 }
 
 void

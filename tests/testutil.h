@@ -18,8 +18,12 @@ size_t tu_fixture_argv(const char **argv, size_t max, va_list ap);
 char *tu_runfile(const char *rel);
 /* A fresh directory under $TEST_TMPDIR (or /tmp), canonical. */
 char *tu_mkdtemp(const char *prefix);
-/* A fresh short directory in /tmp, for unix sockets. */
+/*
+ * A fresh short directory in /tmp, for unix sockets; or in parent (a
+ * confined job's /tmp is its own: what it must see lies elsewhere).
+ */
 char *tu_sockdir(void);
+char *tu_sockdir_in(const char *parent);
 /* Removes a socket and its tu_sockdir() directory, and frees both names. */
 void tu_rmsock(char *dir, char *sock);
 /* path joined with name, allocated. */

@@ -109,6 +109,7 @@ sample_result(struct confine_result *r)
 	r->backend = CONFINE_BACKEND_SEATBELT;
 	r->proof = CONFINE_PROOF_CGROUP;
 	r->scratch_kept = 1;
+	r->tmp_kept = 1;
 	r->wall_us = INT64_C(1) << 40;
 	r->user_us = 7;
 	r->sys_us = 8;
@@ -139,7 +140,7 @@ small_messages_round_trip(void **state)
 	struct wire_buf b = { 0 };
 	struct wire_error e;
 	const uint8_t *p;
-	const char *root;
+	const char *root, *tmp;
 	pid_t pid, pgid;
 	uint32_t len;
 
@@ -161,12 +162,14 @@ small_messages_round_trip(void **state)
 	assert_int_equal(d.landlock_abi, -38);
 	wire_buf_free(&b);
 
-	assert_int_equal(wire_put_started(&b, 3, 1000, 999, "/tmp/x/confine.a"), 0);
+	assert_int_equal(wire_put_started(&b, 3, 1000, 999, "/tmp/x/confine.a",
+	    "/tmp/confine-tmp.b"), 0);
 	p = payload(&b, WIRE_STARTED, 3, &len);
-	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root), 0);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp), 0);
 	assert_int_equal(pid, 1000);
 	assert_int_equal(pgid, 999);
 	assert_string_equal(root, "/tmp/x/confine.a");
+	assert_string_equal(tmp, "/tmp/confine-tmp.b");
 	wire_buf_free(&b);
 
 	assert_int_equal(wire_put_error(&b, 4, ENOTSUP, "too old"), 0);
@@ -312,20 +315,21 @@ spawn_bytes(void **state)
 static void
 started_bytes(void **state)
 {
-	static const uint8_t want[] = { HDR(15, 3, 0, 3), U32(1000), U32(999),
-		U32(3), '/', 'r', 0 };
+	static const uint8_t want[] = { HDR(22, 3, 0, 3), U32(1000), U32(999),
+		U32(3), '/', 'r', 0, U32(3), '/', 't', 0 };
 	struct wire_buf b = { 0 };
 	const uint8_t *p;
-	const char *root;
+	const char *root, *tmp;
 	pid_t pid, pgid;
 	uint32_t len;
 
-	p = golden(&b, wire_put_started(&b, 3, 1000, 999, "/r"), want,
+	p = golden(&b, wire_put_started(&b, 3, 1000, 999, "/r", "/t"), want,
 	    sizeof(want), &len);
-	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root), 0);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp), 0);
 	assert_int_equal(pid, 1000);
 	assert_int_equal(pgid, 999);
 	assert_string_equal(root, "/r");
+	assert_string_equal(tmp, "/t");
 	wire_buf_free(&b);
 }
 
@@ -333,7 +337,7 @@ static void
 settled_bytes(void **state)
 {
 	static const uint8_t want[] = { HDR(60, 4, 0, 7),
-		4, 8, 6, 2, 3, 1, U16(0),
+		4, 8, 6, 2, 3, 3, U16(0),
 		U32(-1), U32(9), U32(1), U32(123), U32(122),
 		U64(UINT64_C(1) << 40), U64(7), U64(8), U64(9) };
 	struct confine_result r, d;
@@ -473,7 +477,7 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 	struct spec s;
 	unsigned mask;
 	void *arena;
-	const char *root;
+	const char *root, *tmp;
 	pid_t a, b;
 	size_t n;
 
@@ -486,7 +490,8 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 		assert_int_equal(wire_get_error(buf, n, &e), -EBADMSG);
 	}
 	for (n = 0; n <= sizeof(buf); n += 7)
-		assert_int_equal(wire_get_started(buf, n, &a, &b, &root), -EBADMSG);
+		assert_int_equal(wire_get_started(buf, n, &a, &b, &root, &tmp),
+		    -EBADMSG);
 }
 
 /* A spawn payload by hand: fixed part, then the strings as given. */
@@ -568,8 +573,13 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[1] = 0;
-	p[3] = 2;  /* no such spawn flag */
+	p[3] = 8;  /* no such spawn flag */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
+	p[3] = 6;  /* no tmp, TMPDIR: both known */
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
+	assert_true(s.no_tmp && s.set_tmpdir && !s.fresh_scratch);
+	free(arena);
+	p[3] = 0;
 
 	assert_int_equal(wire_put_settled(&b, 1, &r), 0);
 	q = b.p + WIRE_HDR_LEN;
@@ -578,6 +588,9 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
 	q[0] = CONFINE_COMPLETED;
 	q[1] = 77; /* no such reason */
+	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
+	q[1] = CONFINE_REASON_NONE;
+	q[5] = 4;  /* kept: only the root's and the tmp's bits */
 	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
 	wire_buf_free(&b);
 }

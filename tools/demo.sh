@@ -6,7 +6,10 @@
 set -u
 run=$1
 scratch=$(mktemp -d /tmp/confine-demo-scratch.XXXXXX) || exit 125
-outside=$(mktemp -d /tmp/confine-demo-outside.XXXXXX) || exit 125
+# Not in /tmp: a job's /tmp is its own, the host's out of its sight, and a
+# write there would land in its own. (Under Bazel, its test directory.)
+outside=$(mktemp -d "${TEST_TMPDIR:-/var/tmp}/confine-demo-outside.XXXXXX") ||
+	exit 125
 out=$scratch.out
 trap 'rm -rf "$scratch" "$outside" "$out"' EXIT
 failures=0

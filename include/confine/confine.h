@@ -114,6 +114,8 @@ struct confine_result {
 	enum confine_proof proof;
 	int scratch_kept;        /* CONFINE_FRESH_SCRATCH: the root was kept
 	                            (Uncertain: something may still write) */
+	int tmp_kept;            /* its private temporary directory was kept
+	                            (Uncertain, as scratch_kept) */
 	int64_t wall_us;         /* from the job's fork to its exit */
 	int64_t user_us;         /* rusage of the job and its waited-for children */
 	int64_t sys_us;
@@ -226,6 +228,21 @@ struct confine_spec {
  */
 #define CONFINE_FRESH_SCRATCH 1u
 
+/*
+ * Every job has a private temporary directory unless its spec says
+ * CONFINE_NO_TMP: the helper makes it, as the job's user, beneath its own
+ * $TMPDIR (else /tmp), and removes it once the job is proven settled; a
+ * job that ends Uncertain keeps it, and its result says so (tmp_kept).
+ * On Linux it is the job's /tmp: the host's /tmp is out of its sight,
+ * except its scratch root and cwd when they are beneath it. The job's
+ * environment stays what the spec gives: with CONFINE_SET_TMPDIR it gets
+ * TMPDIR too, naming the directory as the job sees it (unless the
+ * environment already has a TMPDIR). confine_job_tmp() says where it is
+ * on the host.
+ */
+#define CONFINE_NO_TMP 2u
+#define CONFINE_SET_TMPDIR 4u
+
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
 void confine_spec_init(struct confine_spec *spec);
 
@@ -284,6 +301,12 @@ int confine_cancel(struct confine_job *job);
  * confine_job_free(job). Thread-safe.
  */
 const char *confine_job_scratch(struct confine_job *job);
+
+/*
+ * The job's private temporary directory on the host (CONFINE_NO_TMP), ""
+ * for none or a job lost before the helper said. As confine_job_scratch.
+ */
+const char *confine_job_tmp(struct confine_job *job);
 
 /*
  * Releases a handle; a job not yet settled is cancelled first (its

@@ -70,7 +70,8 @@ main(int argc, char **argv)
 	wire_put_spawn(&b, 9, &s, 5, 2);
 	save_payload("spawn", 3, &b);
 	wire_buf_free(&b);
-	wire_put_started(&b, 9, 100, 99, "/tmp/scratch/confine.abc");
+	wire_put_started(&b, 9, 100, 99, "/tmp/scratch/confine.abc",
+	    "/tmp/confine-tmp.abc");
 	save_payload("started", 4, &b);
 	wire_buf_free(&b);
 	memset(&r, 0, sizeof(r));
@@ -89,7 +90,7 @@ main(int argc, char **argv)
 	wire_put_hello(&all, &hi, 0);
 	wire_put_spawn(&all, 1, &s, 0, 0);
 	wire_put_empty(&all, WIRE_CANCEL, 1);
-	wire_put_started(&all, 1, 100, 99, "");
+	wire_put_started(&all, 1, 100, 99, "", "");
 	wire_put_settled(&all, 1, &r);
 	wire_put_error(&all, 2, 22, "bad");
 	wire_put_empty(&all, WIRE_SHUTDOWN, 0);

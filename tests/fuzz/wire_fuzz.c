@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 spawn(const uint8_t *p, size_t n)
 {
-	struct policy pol;
+	struct policy pol = { 0 };
 	const char *why;
 	struct spec s;
 	unsigned mask;
@@ -45,7 +45,7 @@ decode(int kind, const uint8_t *p, size_t n)
 	struct confine_result r;
 	struct wire_hello hi;
 	struct wire_error e;
-	const char *root;
+	const char *root, *tmp;
 	pid_t a, b;
 
 	switch (kind) {
@@ -57,7 +57,7 @@ decode(int kind, const uint8_t *p, size_t n)
 		spawn(p, n);
 		break;
 	case 4:
-		(void)wire_get_started(p, n, &a, &b, &root);
+		(void)wire_get_started(p, n, &a, &b, &root, &tmp);
 		break;
 	case 5:
 		(void)wire_get_settled(p, n, &r);

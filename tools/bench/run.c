@@ -242,7 +242,7 @@ run_floor_stop(void)
 static struct landlock_plan floor_ll;
 static struct seccomp_prog floor_sc;
 static struct policy floor_policy;
-static struct mountns_root floor_view;
+static struct mountns_view floor_view;
 static char *floor_root;
 
 int
@@ -271,9 +271,9 @@ run_floor_confined_init(const char *scratch)
 		run_floor_confined_fini();
 		return -1;
 	}
-	floor_view.path = floor_root;
-	floor_view.dev = st.st_dev;
-	floor_view.ino = st.st_ino;
+	floor_view.root.path = floor_root;
+	floor_view.root.dev = st.st_dev;
+	floor_view.root.ino = st.st_ino;
 	return 0;
 }
 

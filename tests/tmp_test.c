@@ -1,0 +1,273 @@
+/*
+ * Every job's private temporary directory: made by the helper beneath its
+ * own TMPDIR (else /tmp), the job's /tmp in its view, in TMPDIR when asked
+ * (CONFINE_SET_TMPDIR), removed once the job is proven settled, kept when
+ * it is Uncertain; none with CONFINE_NO_TMP. Through the real helper.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/helperutil.h"
+#include "tests/testutil.h"
+
+static struct confine *c;
+static char *base;      /* where the helper makes them */
+
+static int
+setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	base = realpath(t != NULL && t[0] == '/' ? t : "/tmp", NULL);
+	assert_non_null(base);
+	return hu_open(&c, CONFINE_MODE_EXEC, NULL);
+}
+
+static int
+teardown(void **state)
+{
+	confine_close(c);
+	free(base);
+	return 0;
+}
+
+static void
+sh_job(struct hu_job *j, const char *scratch, const char *script)
+{
+	hu_init(j, scratch, NULL);
+	j->argv[0] = "sh";
+	j->argv[1] = "-c";
+	j->argv[2] = script;
+	j->argv[3] = NULL;
+	j->spec.exe = "/bin/sh";
+}
+
+/* The helper's private tmps that exist now. */
+static int
+tmps_in_base(void)
+{
+	struct dirent *e;
+	DIR *d = opendir(base);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, "confine-tmp.", 12) == 0;
+	closedir(d);
+	return n;
+}
+
+static void
+assert_beneath_base(const char *tmp)
+{
+	char want[4096];
+
+	snprintf(want, sizeof(want), "%s/confine-tmp.", base);
+	assert_int_equal(strncmp(tmp, want, strlen(want)), 0);
+}
+
+/* Its /tmp is its own: written, seen, and the host's neither. */
+static void
+a_job_has_a_tmp_of_its_own(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), marker[64], script[512], *tmp;
+	struct hu_job j;
+
+	snprintf(marker, sizeof(marker), "/tmp/confine-tmp-test-%ld",
+	    (long)getpid());
+	assert_int_equal(close(open(marker, O_WRONLY | O_CREAT | O_CLOEXEC,
+	    0644)), 0);
+	snprintf(script, sizeof(script), "echo \"$TMPDIR\"; echo x > /tmp/mine "
+	    "&& ls -A /tmp; test -e %s && echo host; true", marker);
+	sh_job(&j, scratch, script);
+	j.spec.flags = CONFINE_SET_TMPDIR;
+	assert_int_equal(hu_spawn(c, &j), 0);
+	tmp = strdup(confine_job_tmp(j.job));
+	assert_beneath_base(tmp);
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_string_equal(j.out, "/tmp\nmine\n");
+	assert_int_equal(j.r.tmp_kept, 0);
+	assert_false(tu_exists(tmp));
+	assert_false(tu_exists("/tmp/mine"));
+	hu_free(&j);
+	unlink(marker);
+	free(tmp);
+	free(scratch);
+}
+
+/* Something of it may still write there: kept, and said so. */
+static void
+it_is_kept_when_the_job_is_uncertain(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), *tmp, *f, cmd[4200];
+	struct hu_job j;
+
+	sh_job(&j, scratch, "echo x > /tmp/f; sleep 30 & exit 0");
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
+	assert_int_equal(j.r.tmp_kept, 1);
+	tmp = strdup(confine_job_tmp(j.job));
+	f = tu_join(tmp, "f");
+	assert_true(tu_exists(f));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+	hu_free(&j);
+	free(f);
+	free(tmp);
+	free(scratch);
+}
+
+/*
+ * Beneath the host's /tmp, the scratch root (read-write), the cwd and the
+ * program's directory (read-only) are seen where they are; nothing else
+ * of it is.
+ */
+static void
+what_the_job_names_beneath_tmp_stays_in_sight(void **state)
+{
+	char dir[] = "/tmp/confine-tmptest.XXXXXX", *scratch, *src, *bin, *sh;
+	char *other, *in, *out, cmd[256];
+	struct hu_job j;
+
+	assert_non_null(mkdtemp(dir));
+	scratch = tu_join(dir, "scratch");
+	src = tu_join(dir, "src");
+	bin = tu_join(dir, "bin");
+	other = tu_join(dir, "other");
+	assert_int_equal(mkdir(scratch, 0755), 0);
+	assert_int_equal(mkdir(src, 0755), 0);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	assert_int_equal(mkdir(other, 0755), 0);
+	sh = tu_join(bin, "sh");
+	tu_copy_exec("/bin/sh", sh);
+	in = tu_join(src, "input");
+	assert_int_equal(close(open(in, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)), 0);
+	out = tu_join(scratch, "out");
+	snprintf(cmd, sizeof(cmd), "cat input > %s && test ! -e %s && "
+	    "touch here", out, other);
+	sh_job(&j, scratch, cmd);
+	j.spec.exe = sh;
+	j.spec.cwd = src;
+	assert_int_equal(hu_run(c, &j), 0);
+	/* Read-only: touch fails, after the rest held. */
+	assert_int_equal(j.r.outcome, CONFINE_FAILED);
+	assert_int_equal(j.r.exit_code, 1);
+	assert_true(tu_exists(out));
+	hu_free(&j);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(scratch);
+	free(src);
+	free(bin);
+	free(sh);
+	free(other);
+	free(in);
+	free(out);
+}
+
+/* CONFINE_NO_TMP: none made; /tmp is the host's, read-only. */
+static void
+no_tmp_means_the_hosts_read_only_tmp(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	struct hu_job j;
+	int before = tmps_in_base();
+
+	sh_job(&j, scratch, "(echo x > /tmp/confine-no-tmp-test) 2>&1");
+	j.spec.flags = CONFINE_NO_TMP;
+	assert_int_equal(hu_spawn(c, &j), 0);
+	assert_string_equal(confine_job_tmp(j.job), "");
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_FAILED);
+	assert_non_null(strstr(j.out, "Read-only file system"));
+	assert_int_equal(tmps_in_base(), before);
+	hu_free(&j);
+	free(scratch);
+}
+
+/* Unconfined there is no view: TMPDIR names it where the host has it. */
+static void
+unconfined_it_is_in_tmpdir(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), *tmp, *f;
+	struct hu_job j;
+
+	sh_job(&j, scratch, "echo x > \"$TMPDIR/f\" && echo \"$TMPDIR\"");
+	j.spec.backend = CONFINE_BACKEND_NONE;
+	j.spec.flags = CONFINE_SET_TMPDIR;
+	assert_int_equal(hu_spawn(c, &j), 0);
+	tmp = strdup(confine_job_tmp(j.job));
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	f = tu_join(tmp, "");
+	f[strlen(f) - 1] = '\n';
+	assert_string_equal(j.out, f);
+	assert_false(tu_exists(tmp));
+	hu_free(&j);
+	free(f);
+	free(tmp);
+	free(scratch);
+}
+
+/* A TMPDIR the spec gives is the job's to keep. */
+static void
+a_given_tmpdir_wins(void **state)
+{
+	const char *env[] = { "TMPDIR=/elsewhere", NULL };
+	char *scratch = tu_mkdtemp("scratch");
+	struct hu_job j;
+
+	sh_job(&j, scratch, "echo \"$TMPDIR\"");
+	j.spec.envp = env;
+	j.spec.flags = CONFINE_SET_TMPDIR;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_string_equal(j.out, "/elsewhere\n");
+	hu_free(&j);
+	free(scratch);
+}
+
+/* Refused by its own process (its limits step): its tmp goes too. */
+static void
+a_refused_job_leaves_no_tmp(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	struct hu_job j;
+	int before = tmps_in_base();
+
+	sh_job(&j, scratch, "true");
+	j.spec.limits.open_files = INT64_C(1) << 40;  /* over any hard limit */
+	assert_int_equal(hu_spawn(c, &j), -ENOTSUP);
+	assert_int_equal(tmps_in_base(), before);
+	hu_free(&j);
+	free(scratch);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_job_has_a_tmp_of_its_own),
+		cmocka_unit_test(it_is_kept_when_the_job_is_uncertain),
+		cmocka_unit_test(what_the_job_names_beneath_tmp_stays_in_sight),
+		cmocka_unit_test(no_tmp_means_the_hosts_read_only_tmp),
+		cmocka_unit_test(unconfined_it_is_in_tmpdir),
+		cmocka_unit_test(a_given_tmpdir_wins),
+		cmocka_unit_test(a_refused_job_leaves_no_tmp),
+	};
+
+	hu_setup();
+	return cmocka_run_group_tests_name("tmp", tests, setup, teardown);
+}
