@@ -112,8 +112,8 @@ struct plan {
 	char *keep[2];         /* the cwd and the program's directory, to see
 	                          again beneath /tmp, or NULL */
 	struct stat keep_st[2];
-	char **envp;           /* the environment with TMPDIR, or NULL */
-	char *tmpdir;          /* its "TMPDIR=..." */
+	char **envp;           /* the environment with what was added, or NULL */
+	char *added[2];        /* its "TMPDIR=..." and "HOME=..." */
 	bool becomes;          /* the job runs as become, not as the helper */
 	struct ident become;
 };
@@ -133,7 +133,8 @@ plan_free(struct plan *p)
 	free(p->keep[0]);
 	free(p->keep[1]);
 	free(p->envp);
-	free(p->tmpdir);
+	free(p->added[0]);
+	free(p->added[1]);
 }
 
 static enum confine_backend
@@ -338,22 +339,48 @@ within(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* The environment given, with TMPDIR=value added unless it sets one. */
-static int
-plan_env(struct plan *p, const struct spec *s, const char *value)
+static bool
+env_has(const struct spec *s, const char *name)
 {
-	size_t i, n = strlen("TMPDIR=") + strlen(value) + 1;
+	size_t i, n = strlen(name);
 
 	for (i = 0; i < s->envc; i++)
-		if (strncmp(s->envp[i], "TMPDIR=", 7) == 0)
-			return 0;
-	if ((p->tmpdir = malloc(n)) == NULL ||
-	    (p->envp = calloc(s->envc + 2, sizeof(*p->envp))) == NULL)
+		if (strncmp(s->envp[i], name, n) == 0 && s->envp[i][n] == '=')
+			return true;
+	return false;
+}
+
+/*
+ * The environment given, and what the spec asks be added to it: TMPDIR
+ * (the private tmp) and HOME (the scratch root), as the job sees them,
+ * each unless the environment has it already.
+ */
+static int
+plan_env(struct plan *p, const struct spec *s)
+{
+	const char *names[2] = { "TMPDIR", "HOME" };
+	const char *values[2] = { NULL, NULL };
+	size_t i, k, n;
+
+	if (s->set_tmpdir && p->policy.tmp != NULL && !env_has(s, "TMPDIR"))
+		values[0] = p->policy.tmp;
+	if (s->set_home && p->scratch != NULL && !env_has(s, "HOME"))
+		values[1] = p->scratch;
+	if (values[0] == NULL && values[1] == NULL)
+		return 0;
+	if ((p->envp = calloc(s->envc + 3, sizeof(*p->envp))) == NULL)
 		return -ENOMEM;
-	snprintf(p->tmpdir, n, "TMPDIR=%s", value);
 	for (i = 0; i < s->envc; i++)
 		p->envp[i] = (char *)(uintptr_t)s->envp[i];
-	p->envp[i] = p->tmpdir;
+	for (k = 0; k < 2; k++) {
+		if (values[k] == NULL)
+			continue;
+		n = strlen(names[k]) + strlen(values[k]) + 2;
+		if ((p->added[k] = malloc(n)) == NULL)
+			return -ENOMEM;
+		snprintf(p->added[k], n, "%s=%s", names[k], values[k]);
+		p->envp[i++] = p->added[k];
+	}
 	p->child.envp = p->envp;
 	return 0;
 }
@@ -432,8 +459,6 @@ plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
 		}
 	}
 #endif
-	if (s->set_tmpdir && (rc = plan_env(p, s, p->policy.tmp)) != 0)
-		REFUSE(rc, "no memory for the job's environment");
 	return 0;
 }
 
@@ -472,6 +497,8 @@ plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
 	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
 	if ((rc = plan_tmp(p, s, env, why)) != 0)
 		return rc;
+	if ((rc = plan_env(p, s)) != 0)
+		REFUSE(rc, "no memory for the job's environment");
 	if (p->launcher == NULL)
 		return 0;
 	rc = policy_sbpl_argv(&p->policy, p->launcher, s->exe, s->argv,

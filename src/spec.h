@@ -33,6 +33,7 @@ struct spec {
 	bool fresh_scratch;         /* scratch is a parent: make a fresh root */
 	bool no_tmp;                /* no private temporary directory */
 	bool set_tmpdir;            /* add TMPDIR to the environment */
+	bool set_home;              /* add HOME (the scratch root) to it */
 	int fd[3];                  /* the job's stdio; -1: /dev/null */
 };
 

@@ -178,7 +178,8 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 	put_u8(b, (uint8_t)fdmask);
 	put_u16(b, (s->fresh_scratch ? WIRE_SPAWN_FRESH : 0) |
 	    (s->no_tmp ? WIRE_SPAWN_NO_TMP : 0) |
-	    (s->set_tmpdir ? WIRE_SPAWN_SET_TMPDIR : 0));
+	    (s->set_tmpdir ? WIRE_SPAWN_SET_TMPDIR : 0) |
+	    (s->set_home ? WIRE_SPAWN_SET_HOME : 0));
 	put_u32(b, 0);
 	put_u64(b, (uint64_t)s->deadline_ms);
 	put_u64(b, (uint64_t)s->grace_ms);
@@ -520,13 +521,14 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	*fdmask = get_u8(&r);
 	flags = get_u16(&r);
 	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
-	    WIRE_SPAWN_SET_TMPDIR)) != 0 ||
+	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME)) != 0 ||
 	    get_u32(&r) != 0 ||
 	    (*fdmask & ~7u) != 0)
 		r.err = -EBADMSG;
 	s->fresh_scratch = (flags & WIRE_SPAWN_FRESH) != 0;
 	s->no_tmp = (flags & WIRE_SPAWN_NO_TMP) != 0;
 	s->set_tmpdir = (flags & WIRE_SPAWN_SET_TMPDIR) != 0;
+	s->set_home = (flags & WIRE_SPAWN_SET_HOME) != 0;
 	s->deadline_ms = get_i64(&r);
 	s->grace_ms = get_i64(&r);
 	s->limits.cpu_seconds = get_i64(&r);

@@ -53,6 +53,7 @@ enum wire_error_code {
 #define WIRE_SPAWN_FRESH 1u     /* spawn flags: a fresh scratch root */
 #define WIRE_SPAWN_NO_TMP 2u    /* no private temporary directory */
 #define WIRE_SPAWN_SET_TMPDIR 4u /* TMPDIR added to the environment */
+#define WIRE_SPAWN_SET_HOME 8u  /* HOME added to the environment */
 
 struct wire_hdr {
 	uint32_t len;

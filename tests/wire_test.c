@@ -573,7 +573,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[1] = 0;
-	p[3] = 8;  /* no such spawn flag */
+	p[3] = 16; /* no such spawn flag */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[3] = 6;  /* no tmp, TMPDIR: both known */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);

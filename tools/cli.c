@@ -158,6 +158,58 @@ signal_name(int sig)
 	}
 }
 
+/* What to do about a failed start, for the mistakes people make. */
+static const char *
+start_hint(const struct confine_result *r, const struct cli_context *ctx)
+{
+	switch (r->step) {
+	case CONFINE_STEP_EXEC:
+		if (ctx->unfound && r->error == ENOENT)
+			return "; give its absolute path, or put its directory in "
+			    "confine-run's PATH";
+		if (r->error == ENOENT && ctx->exists)
+			return "; it exists, so what it needs does not: a script's "
+			    "#! interpreter, or a program's loader or libraries";
+		if (r->error == ENOENT && ctx->given != NULL)
+			return "; a relative path is taken from confine-run's "
+			    "working directory, not the job's";
+		if (r->error == EACCES)
+			return "; the job's user may not execute it: chmod +x it, "
+			    "run it through its interpreter, or check the "
+			    "directories above it";
+		if (r->error == ENOEXEC)
+			return "; not a program the kernel runs: a script needs a "
+			    "#! line";
+		return "";
+	case CONFINE_STEP_CWD:
+		return "; -C must name a directory the job's user may enter";
+	default:
+		return "";
+	}
+}
+
+/*
+ * "cannot run PROG: STEP[ DIR]: ERROR[; HINT]": the program, the step that
+ * failed, the errno, and what to do when the mistake is a common one.
+ */
+static int
+start_failure(char *buf, size_t len, const char *o,
+    const struct confine_result *r, const struct cli_context *ctx)
+{
+	const char *step = confine_step_name(r->step), *err = strerror(r->error);
+
+	if (ctx->exe == NULL)
+		return snprintf(buf, len, "%s: cannot start: %s (step %s)", o, err,
+		    step);
+	if (r->step == CONFINE_STEP_EXEC && ctx->unfound && r->error == ENOENT)
+		err = "not found in PATH";
+	if (r->step == CONFINE_STEP_CWD && ctx->cwd != NULL)
+		return snprintf(buf, len, "%s: cannot run %s: cwd %s: %s%s", o,
+		    ctx->exe, ctx->cwd, err, start_hint(r, ctx));
+	return snprintf(buf, len, "%s: cannot run %s: %s: %s%s", o, ctx->exe,
+	    step, err, start_hint(r, ctx));
+}
+
 void
 cli_summary(char *buf, size_t len, const struct confine_result *r,
     const struct cli_context *ctx, int verbose)
@@ -178,19 +230,7 @@ cli_summary(char *buf, size_t len, const struct confine_result *r,
 		    r->signal, strsignal(r->signal));
 		break;
 	case CONFINE_REASON_EXEC:
-		if (r->step == CONFINE_STEP_EXEC && ctx->exe != NULL &&
-		    ctx->unfound && r->error == ENOENT)
-			n = snprintf(buf, len, "%s: cannot run %s: not found in "
-			    "PATH", o, ctx->exe);
-		else if (r->step == CONFINE_STEP_EXEC && ctx->exe != NULL)
-			n = snprintf(buf, len, "%s: cannot run %s: %s", o, ctx->exe,
-			    strerror(r->error));
-		else if (r->step == CONFINE_STEP_CWD && ctx->cwd != NULL)
-			n = snprintf(buf, len, "%s: cannot enter %s: %s", o, ctx->cwd,
-			    strerror(r->error));
-		else
-			n = snprintf(buf, len, "%s: cannot start: %s (step %s)", o,
-			    strerror(r->error), confine_step_name(r->step));
+		n = start_failure(buf, len, o, r, ctx);
 		break;
 	case CONFINE_REASON_DEADLINE:
 		n = snprintf(buf, len, "%s: the deadline%s%s passed", o,
@@ -295,7 +335,8 @@ cli_json(FILE *f, const struct confine_result *r)
 	json_name(f, "backend", 1, confine_backend_name(r->backend));
 	json_name(f, "proof", r->proof != CONFINE_PROOF_NONE,
 	    confine_proof_name(r->proof));
-	fprintf(f, ",\"scratch_kept\":%s", r->scratch_kept ? "true" : "false");
+	fprintf(f, ",\"scratch_kept\":%s,\"tmp_kept\":%s",
+	    r->scratch_kept ? "true" : "false", r->tmp_kept ? "true" : "false");
 	fprintf(f, ",\"wall_ms\":%s,\"user_ms\":%s,\"sys_ms\":%s,"
 	    "\"max_rss_kib\":%" PRId64 "}\n", wall, user, sys, r->max_rss_kib);
 	return fflush(f) != 0 || ferror(f) ? -EIO : 0;

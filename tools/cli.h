@@ -12,6 +12,9 @@
 
 #include <confine/confine.h>
 
+/* The PATH confine-run gives a job unless told otherwise. */
+#define CLI_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
 /* confine-run's own statuses, beside the job's exit code (timeout(1)'s). */
 #define CLI_EXIT_UNCERTAIN 123
 #define CLI_EXIT_CANCELLED 124
@@ -41,6 +44,8 @@ int cli_exit_status(const struct confine_result *r);
 struct cli_context {
 	const char *exe;       /* the program, for a failed exec */
 	int unfound;           /* exe is a name found nowhere along PATH */
+	const char *given;     /* the relative path exe was made from, or NULL */
+	int exists;            /* exe exists (an ENOENT is then not its own) */
 	const char *cwd;       /* its working directory, for a failed chdir */
 	const char *deadline;  /* as given on the command line, or NULL */
 	int signal;            /* what made confine-run cancel the job, or 0 */

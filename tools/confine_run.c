@@ -28,7 +28,9 @@ static const char usage_text[] =
     "usage: confine-run [OPTIONS] [--] EXE [ARG...]\n"
     "\n"
     "Runs EXE confined, in its own process group, with confine-run's stdin,\n"
-    "stdout and stderr and an empty environment, and exits with how it\n"
+    "stdout and stderr, a private /tmp, and an environment of its own:\n"
+    "PATH=" CLI_DEFAULT_PATH ", HOME=its scratch root, TMPDIR=its\n"
+    "private tmp, never confine-run's unless passed; and exits with how it\n"
     "settled: 0 completed; N its exit code N; 128+N killed by signal N;\n"
     "126 it could not start (127: no such program); 124 cancelled;\n"
     "123 uncertain; 125 refused, bad usage or confine-run's own failure.\n"
@@ -40,6 +42,9 @@ static const char usage_text[] =
     "      --grace DUR       SIGTERM this long before SIGKILL, to cancel\n"
     "  -e, --env NAME=VALUE  set NAME in its environment (repeatable)\n"
     "      --pass-env NAME   pass our own NAME, if set (repeatable)\n"
+    "      --empty-env       no PATH, HOME or TMPDIR of ours: only -e and\n"
+    "                        --pass-env\n"
+    "      --no-tmp          no private tmp: the host's /tmp, read-only\n"
     "      --device PATH     let it write to this device node (repeatable)\n"
     "      --fresh-scratch   make a fresh root beneath --scratch for the job,\n"
     "                        removed once it settled, kept if uncertain\n"
@@ -68,6 +73,8 @@ enum {
 	OPT_CONNECT,
 	OPT_RESULT,
 	OPT_VERSION,
+	OPT_EMPTY_ENV,
+	OPT_NO_TMP,
 	OPT_FRESH,
 	OPT_CPU,
 	OPT_MEMORY,
@@ -102,6 +109,8 @@ static const struct option longopts[] = {
 	{ "file-size", required_argument, NULL, OPT_FSIZE },
 	{ "open-files", required_argument, NULL, OPT_NOFILE },
 	{ "processes", required_argument, NULL, OPT_NPROC },
+	{ "empty-env", no_argument, NULL, OPT_EMPTY_ENV },
+	{ "no-tmp", no_argument, NULL, OPT_NO_TMP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -113,6 +122,7 @@ struct opts {
 	struct confine_limits limits;
 	unsigned flags;
 	int verbose;
+	int empty_env;
 	char **env;                  /* NAME=VALUE, allocated, NULL-terminated */
 	size_t nenv;
 	const char **devices;        /* NULL-terminated */
@@ -120,6 +130,7 @@ struct opts {
 	char *exe;                   /* absolute */
 	int unfound;                 /* no program of that name along PATH:
 	                                exe is what exec is to fail on */
+	int relative;                /* EXE was given as a relative path */
 	char **argv;                 /* the job's, from EXE on */
 };
 
@@ -195,6 +206,17 @@ set_env(struct opts *o, char *entry)
 		}
 	o->env[o->nenv++] = entry;
 	o->env[o->nenv] = NULL;
+}
+
+static int
+has_env(const struct opts *o, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < o->nenv; i++)
+		if (strncmp(o->env[i], name, n) == 0 && o->env[i][n] == '=')
+			return 1;
+	return 0;
 }
 
 static void
@@ -358,6 +380,12 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_FRESH:
 			o->flags |= CONFINE_FRESH_SCRATCH;
 			break;
+		case OPT_EMPTY_ENV:
+			o->empty_env = 1;
+			break;
+		case OPT_NO_TMP:
+			o->flags |= CONFINE_NO_TMP;
+			break;
 		case OPT_CPU:
 			o->limits.cpu_seconds = duration("--cpu", optarg);
 			if (o->limits.cpu_seconds % 1000 != 0 ||
@@ -408,6 +436,17 @@ parse(int argc, char **argv, struct opts *o)
 		die("--scratch DIR is required unless --backend none");
 	o->argv = argv + optind;
 	o->exe = find_exe(o->argv[0], &o->unfound);
+	o->relative = strchr(o->argv[0], '/') != NULL && o->argv[0][0] != '/';
+	/*
+	 * Ours, unless --empty-env: a PATH that finds what Debian installs,
+	 * and HOME and TMPDIR where the job may write (the library names
+	 * them; whatever -e or --pass-env gave stays).
+	 */
+	if (!o->empty_env) {
+		if (!has_env(o, "PATH"))
+			set_env(o, xstrdup("PATH=" CLI_DEFAULT_PATH));
+		o->flags |= CONFINE_SET_HOME | CONFINE_SET_TMPDIR;
+	}
 }
 
 /*
@@ -616,6 +655,8 @@ main(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.exe = o.unfound ? o.argv[0] : o.exe;
 	ctx.unfound = o.unfound;
+	ctx.given = o.relative ? o.argv[0] : NULL;
+	ctx.exists = !o.unfound && access(o.exe, F_OK) == 0;
 	/* A fresh root is the job's cwd unless it was given one. */
 	root = xstrdup(confine_job_scratch(job));
 	ctx.cwd = o.cwd ? o.cwd : root;

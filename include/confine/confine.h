@@ -243,6 +243,12 @@ struct confine_spec {
 #define CONFINE_NO_TMP 2u
 #define CONFINE_SET_TMPDIR 4u
 
+/*
+ * HOME added to the job's environment, naming its scratch root (the fresh
+ * one with CONFINE_FRESH_SCRATCH), unless the environment has a HOME.
+ */
+#define CONFINE_SET_HOME 8u
+
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
 void confine_spec_init(struct confine_spec *spec);
 

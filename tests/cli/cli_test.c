@@ -246,6 +246,10 @@ summary_says_what_happened(void **state)
 	    .cwd = "/s/sub", .deadline = "500ms", .signal = SIGINT };
 	static const struct cli_context none = { 0 };
 	static const struct cli_context unfound = { .exe = "cc", .unfound = 1 };
+	static const struct cli_context exists = { .exe = "/s/run.sh",
+	    .exists = 1 };
+	static const struct cli_context relative = { .exe = "/w/bin/x",
+	    .given = "bin/x" };
 	static const struct {
 		const struct cli_context *ctx;
 		struct row r;
@@ -257,17 +261,37 @@ summary_says_what_happened(void **state)
 		{ &full, ROW(FAILED, SIGNAL, -1, SIGKILL, 0, NONE),
 		    "failed: killed by signal 9 (" },
 		{ &full, ROW(FAILED, EXEC, -1, 0, ENOENT, EXEC),
-		    "failed: cannot run /bin/x: No such file or directory" },
+		    "failed: cannot run /bin/x: exec: No such file or directory" },
 		/* A name looked for along PATH and found nowhere. */
 		{ &unfound, ROW(FAILED, EXEC, -1, 0, ENOENT, EXEC),
-		    "failed: cannot run cc: not found in PATH" },
+		    "failed: cannot run cc: exec: not found in PATH; give its "
+		    "absolute path, or put its directory in confine-run's PATH" },
 		{ &unfound, ROW(FAILED, EXEC, -1, 0, EACCES, EXEC),
-		    "failed: cannot run cc: Permission denied" },
+		    "failed: cannot run cc: exec: Permission denied; the job's "
+		    "user may not execute it: chmod +x it, run it through its "
+		    "interpreter, or check the directories above it" },
+		/* It is there: what it needs is not. */
+		{ &exists, ROW(FAILED, EXEC, -1, 0, ENOENT, EXEC),
+		    "failed: cannot run /s/run.sh: exec: No such file or "
+		    "directory; it exists, so what it needs does not: a "
+		    "script's #! interpreter, or a program's loader or "
+		    "libraries" },
+		{ &relative, ROW(FAILED, EXEC, -1, 0, ENOENT, EXEC),
+		    "failed: cannot run /w/bin/x: exec: No such file or "
+		    "directory; a relative path is taken from confine-run's "
+		    "working directory, not the job's" },
+		{ &exists, ROW(FAILED, EXEC, -1, 0, ENOEXEC, EXEC),
+		    "failed: cannot run /s/run.sh: exec: Exec format error; not "
+		    "a program the kernel runs: a script needs a #! line" },
 		{ &full, ROW(FAILED, EXEC, -1, 0, ENOENT, CWD),
-		    "failed: cannot enter /s/sub: No such file or directory" },
+		    "failed: cannot run /bin/x: cwd /s/sub: No such file or "
+		    "directory; -C must name a directory the job's user may "
+		    "enter" },
+		{ &full, ROW(FAILED, EXEC, -1, 0, EBADF, STDIO),
+		    "failed: cannot run /bin/x: stdio: Bad file descriptor" },
 		{ &full, ROW(FAILED, EXEC, -1, 0, EPERM, CONFINE),
-		    "failed: cannot start: Operation not permitted "
-		    "(step confine)" },
+		    "failed: cannot run /bin/x: confine: Operation not "
+		    "permitted" },
 		{ &full, ROW(CANCELLED, DEADLINE, -1, 0, 0, NONE),
 		    "cancelled: the deadline of 500ms passed" },
 		{ &full, ROW(CANCELLED, CANCELLED, -1, 0, 0, NONE),
@@ -342,7 +366,8 @@ json_has_every_field_in_order(void **state)
 	assert_string_equal(s, "{\"outcome\":\"completed\",\"reason\":null,"
 	    "\"exit_code\":0,\"signal\":0,\"errno\":0,\"step\":null,"
 	    "\"pid\":4242,\"pgid\":4241,\"backend\":\"landlock\","
-	    "\"proof\":\"pgid\",\"scratch_kept\":false,\"wall_ms\":2.500,"
+	    "\"proof\":\"pgid\",\"scratch_kept\":false,\"tmp_kept\":false,"
+	    "\"wall_ms\":2.500,"
 	    "\"user_ms\":1.001,\"sys_ms\":0.000,\"max_rss_kib\":1536}\n");
 	free(s);
 }
@@ -355,13 +380,15 @@ json_of_a_failed_start(void **state)
 
 	r.backend = CONFINE_BACKEND_NONE;
 	r.scratch_kept = 1;
+	r.tmp_kept = 1;
 	r.wall_us = -1500;
 	s = captured(write_json, &r);
 	/* backend none is a backend: only fields that do not apply are null. */
 	assert_string_equal(s, "{\"outcome\":\"failed\",\"reason\":\"exec\","
 	    "\"exit_code\":-1,\"signal\":0,\"errno\":2,\"step\":\"exec\","
 	    "\"pid\":4242,\"pgid\":4241,\"backend\":\"none\",\"proof\":null,"
-	    "\"scratch_kept\":true,\"wall_ms\":-1.500,\"user_ms\":0.000,"
+	    "\"scratch_kept\":true,\"tmp_kept\":true,\"wall_ms\":-1.500,"
+	    "\"user_ms\":0.000,"
 	    "\"sys_ms\":0.000,\"max_rss_kib\":0}\n");
 	free(s);
 }

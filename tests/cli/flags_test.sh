@@ -101,29 +101,46 @@ case_without_grace_sigkill_at_once() {
 	! grep -q term "$T/out" || fail "the job saw SIGTERM"
 }
 
-case_environment_is_empty_by_default() {
+# Ours, never the caller's: a PATH, and TMPDIR and HOME where it may write.
+case_environment_is_confine_runs_own_by_default() {
 	export CONFINE_TEST_VAR=1
 	cr -s "$S" -- "$FIX" env
+	expect_status 3
+	[ "$(cat "$T/out")" = "$(printf 'PATH=/usr/local/bin:/usr/bin:/bin\nTMPDIR=/tmp\nHOME=%s' "$S")" ] ||
+		fail "wrong environment: $(cat "$T/out")"
+}
+
+case_empty_env_is_empty() {
+	export CONFINE_TEST_VAR=1
+	cr -s "$S" --empty-env -- "$FIX" env
 	expect_status 0
 	[ ! -s "$T/out" ] || fail "the job saw variables"
 }
 
+# What -e gives wins over what confine-run would have given.
+case_env_replaces_confine_runs_own() {
+	cr -s "$S" -e PATH=/x -e HOME=/h -e TMPDIR=/t -- "$FIX" env
+	expect_status 3
+	[ "$(cat "$T/out")" = "$(printf 'PATH=/x\nHOME=/h\nTMPDIR=/t')" ] ||
+		fail "wrong environment: $(cat "$T/out")"
+}
+
 case_env_sets_exactly_the_variables_given() {
-	cr -s "$S" -e A=1 --env "B=two words" -e C= -- "$FIX" env
+	cr -s "$S" --empty-env -e A=1 --env "B=two words" -e C= -- "$FIX" env
 	expect_status 3  # the fixture exits with the number of variables
 	[ "$(cat "$T/out")" = "$(printf 'A=1\nB=two words\nC=')" ] ||
 		fail "wrong environment"
 }
 
 case_later_env_replaces_earlier() {
-	cr -s "$S" -e A=1 -e AB=2 -e A=3 -- "$FIX" env
+	cr -s "$S" --empty-env -e A=1 -e AB=2 -e A=3 -- "$FIX" env
 	expect_status 2
 	[ "$(cat "$T/out")" = "$(printf 'A=3\nAB=2')" ] || fail "wrong environment"
 }
 
 case_pass_env_passes_our_own_when_set() {
 	unset CONFINE_TEST_UNSET
-	CONFINE_TEST_VAR='x=y z' "$RUN" -s "$S" --pass-env CONFINE_TEST_VAR \
+	CONFINE_TEST_VAR='x=y z' "$RUN" -s "$S" --empty-env --pass-env CONFINE_TEST_VAR \
 	    --pass-env CONFINE_TEST_UNSET -- "$FIX" env >"$T/out" 2>"$T/err"
 	st=$?
 	expect_status 1
@@ -228,7 +245,7 @@ case_result_file_holds_every_field_in_order() {
 	expect_status 0
 	keys=$(python3 -c 'import json, sys
 print(" ".join(json.load(open(sys.argv[1]))))' "$T/r.json") || fail "not JSON"
-	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept wall_ms user_ms sys_ms max_rss_kib" ] ||
+	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept tmp_kept wall_ms user_ms sys_ms max_rss_kib" ] ||
 		fail "keys: $keys"
 	[ "$(wc -l <"$T/r.json")" -eq 1 ] || fail "not one line"
 	expect_json "$T/r.json" outcome completed
@@ -307,7 +324,7 @@ case_result_of_a_program_not_in_path_is_a_failed_exec() {
 	st=$?
 	expect_status 127
 	expect_err_lines 1
-	expect_err "^confine-run: failed: cannot run no-such-program: not found in PATH\$"
+	expect_err "^confine-run: failed: cannot run no-such-program: exec: not found in PATH; give its absolute path, or put its directory in confine-run's PATH\$"
 	for k in outcome reason exit_code signal errno step backend proof scratch_kept; do
 		[ "$(json "$T/r.json" "$k")" = "$(json "$T/path.json" "$k")" ] ||
 			fail "$k: $(json "$T/r.json" "$k"), by path $(json "$T/path.json" "$k")"

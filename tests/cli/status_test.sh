@@ -32,14 +32,14 @@ case_missing_program_is_127() {
 	cr -s "$S" -- "$S/no-such-program"
 	expect_status 127
 	expect_err_lines 1
-	expect_err "cannot run $S/no-such-program: No such file or directory"
+	expect_err "cannot run $S/no-such-program: exec: No such file or directory\$"
 }
 
 case_program_not_in_path_is_127() {
 	PATH="$T" "$RUN" -s "$S" -- no-such-program-anywhere >"$T/out" 2>"$T/err"
 	st=$?
 	expect_status 127
-	expect_err "no-such-program-anywhere: not found in PATH"
+	expect_err "no-such-program-anywhere: exec: not found in PATH; give its absolute path"
 }
 
 case_program_that_cannot_run_is_126() {
@@ -47,14 +47,14 @@ case_program_that_cannot_run_is_126() {
 	chmod 0644 "$T/plain"
 	cr -s "$S" -- "$T/plain"
 	expect_status 126
-	expect_err "cannot run $T/plain: Permission denied"
+	expect_err "cannot run $T/plain: exec: Permission denied; the job's user may not execute it: chmod [+]x it"
 }
 
 # Not 127: the program exists, the directory it was to start in does not.
 case_missing_cwd_is_126() {
 	cr -s "$S" -C "$S/no-such-dir" -- "$FIX" exit 0
 	expect_status 126
-	expect_err "cannot enter $S/no-such-dir: No such file or directory"
+	expect_err "cannot run $FIX: cwd $S/no-such-dir: No such file or directory; -C must name a directory"
 }
 
 case_deadline_is_124() {

@@ -202,6 +202,7 @@ settlement(const uint8_t *p, size_t n)
 	r.backend = (enum confine_backend)take(&p, end);
 	r.proof = (enum confine_proof)take(&p, end);
 	r.scratch_kept = take(&p, end);
+	r.tmp_kept = take(&p, end);
 	r.wall_us = take64(&p, end);
 	r.user_us = take64(&p, end);
 	r.sys_us = take64(&p, end);

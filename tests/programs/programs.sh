@@ -1,0 +1,141 @@
+# Real programs as confined jobs, each as a function prog_NAME that runs
+# `job PROGRAM ARGS...` (the caller defines job: confine-run, or bwrap for
+# the comparison of tools/programs) with the sources in $W, outside the
+# scratch root $S, and checks what it made. A prog_ function returns
+# nonzero, with a word on stderr, when the program did not do its work.
+# Each expects the environment confine-run gives by default: PATH, HOME
+# the scratch root, TMPDIR a private /tmp.
+
+say() { printf '%s\n' "$*" >&2; }
+
+prog_cc() {
+	printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' \
+	    >"$W/hello.c"
+	job /usr/bin/cc -O1 -o "$S/hello" "$W/hello.c" || return 1
+	[ "$(job "$S/hello")" = hello ] || { say "the program did not say hello"; return 1; }
+}
+
+prog_cxx() {
+	printf '#include <iostream>\n#include <vector>\nint main() { std::vector<int> v{1, 2, 3}; std::cout << v.size() << "\\n"; }\n' \
+	    >"$W/three.cc"
+	job /usr/bin/c++ -o "$S/three" "$W/three.cc" || return 1
+	[ "$(job "$S/three")" = 3 ] || { say "the program did not say 3"; return 1; }
+}
+
+# tempfile spills to TMPDIR; the file written goes to HOME.
+prog_python3_tempfile() {
+	job /usr/bin/python3 -c '
+import os, tempfile
+with tempfile.NamedTemporaryFile() as t:
+    t.write(b"x" * 100000)
+    t.flush()
+    assert os.path.dirname(t.name) == tempfile.gettempdir()
+with open(os.path.join(os.environ["HOME"], "py.txt"), "w") as f:
+    f.write("ok")' || return 1
+	[ "$(cat "$S/py.txt")" = ok ] || { say "no py.txt"; return 1; }
+}
+
+prog_python3_venv() {
+	job /usr/bin/python3 -m venv "$S/venv" || return 1
+	job "$S/venv/bin/python" -c 'import sys; print(sys.prefix)' >"$W/prefix" ||
+		return 1
+	[ "$(cat "$W/prefix")" = "$S/venv" ] || { say "wrong prefix: $(cat "$W/prefix")"; return 1; }
+}
+
+prog_git() {
+	git -c init.defaultBranch=main init -q --bare "$W/bare.git" &&
+	git -C "$W" -c init.defaultBranch=main init -q seed &&
+	echo seed >"$W/seed/README" &&
+	git -C "$W/seed" add README &&
+	git -C "$W/seed" -c user.name=t -c user.email=t@t commit -qm seed &&
+	git -C "$W/seed" push -q "$W/bare.git" HEAD:main || { say "setup"; return 1; }
+	job /bin/sh -c '
+set -e
+cd "$HOME"
+git -c init.defaultBranch=main init -q repo
+cd repo
+echo a >a
+git add a
+git -c user.name=n -c user.email=n@n commit -qm first
+git log --oneline | grep -q first
+cd "$HOME"
+git clone -q "$1" clone
+test "$(cat clone/README)" = seed' sh "$W/bare.git"
+}
+
+prog_make() {
+	printf 'all: %s/out.txt\n%s/out.txt:\n\techo built > $@\n' "$S" "$S" >"$W/Makefile"
+	job /usr/bin/make -s -f "$W/Makefile" || return 1
+	[ "$(cat "$S/out.txt")" = built ] || { say "nothing built"; return 1; }
+}
+
+prog_tar() {
+	mkdir -p "$W/tree/d" && echo t >"$W/tree/d/f"
+	job /bin/sh -c 'tar cf "$HOME/t.tar" -C "$1" tree && mkdir "$HOME/x" &&
+	    tar xf "$HOME/t.tar" -C "$HOME/x" && cp -p "$HOME/x/tree/d/f" "$HOME/g"' \
+	    sh "$W" || return 1
+	[ "$(cat "$S/x/tree/d/f")" = t ] && [ -e "$S/g" ] || { say "not extracted"; return 1; }
+}
+
+# A buffer far smaller than the input: sort spills its runs to TMPDIR.
+prog_sort_spills() {
+	seq 1 200000 >"$W/nums"
+	job /bin/sh -c 'sort -n -r -S 64K "$1" >"$HOME/sorted"' sh "$W/nums" ||
+		return 1
+	[ "$(head -n 1 "$S/sorted")" = 200000 ] && [ "$(wc -l <"$S/sorted")" -eq 200000 ] ||
+		{ say "not sorted"; return 1; }
+}
+
+prog_node() {
+	job /usr/bin/node -e 'require("fs").writeFileSync(process.env.HOME + "/n.txt", "ok")' ||
+		return 1
+	[ "$(cat "$S/n.txt")" = ok ] || { say "no n.txt"; return 1; }
+	job /usr/bin/npm --version >/dev/null || { say "npm --version failed"; return 1; }
+}
+
+prog_perl() {
+	job /usr/bin/perl -e 'open(my $f, ">", "$ENV{HOME}/p.txt") or die; print $f "ok";' ||
+		return 1
+	[ "$(cat "$S/p.txt")" = ok ] || { say "no p.txt"; return 1; }
+}
+
+prog_shell_pipeline() {
+	[ "$(job /bin/sh -c 'seq 1 1000 | grep 7 | wc -l')" = 271 ] ||
+		{ say "wrong count"; return 1; }
+}
+
+# Reaching out: a write outside, and HTTP to a server on loopback.
+prog_write_outside_is_refused() {
+	echo orig >"$W/victim"
+	if job /bin/sh -c 'echo x >"$1"' sh "$W/victim" 2>/dev/null; then
+		say "the write outside succeeded"
+		return 1
+	fi
+	[ "$(cat "$W/victim")" = orig ] || { say "the victim changed"; return 1; }
+}
+
+prog_http_is_refused() {
+	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	(cd "$W" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 "$port" \
+	    >/dev/null 2>&1) &
+	server=$!
+	i=0
+	until /usr/bin/curl -fs -o /dev/null "http://127.0.0.1:$port/"; do
+		i=$((i + 1))
+		[ "$i" -le 100 ] || { kill "$server"; say "no server"; return 1; }
+		sleep 0.1
+	done
+	rc=0
+	if job /usr/bin/curl -fs -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null; then
+		say "curl reached the server"
+		rc=1
+	fi
+	if job /usr/bin/python3 -c 'import sys, urllib.request
+urllib.request.urlopen(sys.argv[1], timeout=5)' "http://127.0.0.1:$port/" 2>/dev/null; then
+		say "urllib reached the server"
+		rc=1
+	fi
+	kill "$server"
+	wait "$server" 2>/dev/null
+	return "$rc"
+}
