@@ -443,7 +443,7 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 
 static void
 on_hello(struct srv *s, struct conn *c, const struct wire_hdr *hd,
-    const uint8_t *p)
+    const uint8_t *p, int *fds)
 {
 	struct wire_hello hi;
 
@@ -463,21 +463,80 @@ on_hello(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 }
 
 static void
+on_cancel(struct srv *s, struct conn *c, const struct wire_hdr *hd,
+    const uint8_t *p, int *fds)
+{
+	struct hjob *h;
+
+	/* Unknown ids are jobs already settled: nothing to do. */
+	if ((h = *id_slot(c, hd->id)) != NULL) {
+		job_cancel(&h->j, clock_ns());
+		job_after(s, h);
+	}
+}
+
+static void
+on_shutdown(struct srv *s, struct conn *c, const struct wire_hdr *hd,
+    const uint8_t *p, int *fds)
+{
+	struct hjob *h;
+
+	c->shutdown = true;
+	TAILQ_FOREACH(h, &c->jobs, mine)
+		job_cancel(&h->j, clock_ns());
+	if (c->njobs == 0) {
+		(void)wire_put_empty(&c->out, WIRE_SHUTDOWN, 0);
+		c->closing = true;
+	}
+}
+
+/*
+ * What a host may ask, and when (OpenSSH's monitor has the same table):
+ * a request in the wrong state ends the connection, a helper's message
+ * type from a host is refused, a type no one knows is refused and the
+ * connection kept (it can still be skipped by its length). Only SPAWN
+ * carries descriptors.
+ */
+static const struct request {
+	uint16_t type;
+	bool before_hello;  /* only before it; the others only after */
+	bool fds;
+	void (*fn)(struct srv *, struct conn *, const struct wire_hdr *,
+	    const uint8_t *, int *);
+} requests[] = {
+	{ WIRE_HELLO, true, false, on_hello },
+	{ WIRE_SPAWN, false, true, on_spawn },
+	{ WIRE_CANCEL, false, false, on_cancel },
+	{ WIRE_SHUTDOWN, false, false, on_shutdown },
+};
+
+static void
 on_frame(struct srv *s, struct conn *c, const struct wire_hdr *hd,
     const uint8_t *p, int *fds)
 {
+	const struct request *rq = NULL;
 	long fixed = wire_fixed_len(hd->type, 0);
-	struct hjob *h;
+	size_t i;
 
-	if (!c->hello && hd->type != WIRE_HELLO) {
+	for (i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
+		if (requests[i].type == hd->type)
+			rq = &requests[i];
+	if (rq != NULL && rq->before_hello == c->hello) {
+		conn_fatal(c, hd->id, EPROTO, c->hello ? "hello twice" :
+		    "hello first");
+		return;
+	}
+	if (rq == NULL && !c->hello) {
 		conn_fatal(c, hd->id, EPROTO, "hello first");
 		return;
 	}
-	if (!wire_type_known(hd->type)) {
-		reply_error(c, hd->id, ENOSYS, "unknown message type");
+	if (rq == NULL) {
+		reply_error(c, hd->id, wire_type_known(hd->type) ? EPROTO :
+		    ENOSYS, wire_type_known(hd->type) ? "not a request" :
+		    "unknown message type");
 		return;
 	}
-	if (hd->type != WIRE_SPAWN && hd->nfds != 0) {
+	if (!rq->fds && hd->nfds != 0) {
 		reply_error(c, hd->id, EBADMSG, "descriptors on a message that takes none");
 		return;
 	}
@@ -485,36 +544,7 @@ on_frame(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 		reply_error(c, hd->id, EBADMSG, "wrong payload size for its type");
 		return;
 	}
-	switch (hd->type) {
-	case WIRE_HELLO:
-		if (c->hello)
-			reply_error(c, 0, EPROTO, "hello twice");
-		else
-			on_hello(s, c, hd, p);
-		break;
-	case WIRE_SPAWN:
-		on_spawn(s, c, hd, p, fds);
-		break;
-	case WIRE_CANCEL:
-		/* Unknown ids are jobs already settled: nothing to do. */
-		if ((h = *id_slot(c, hd->id)) != NULL) {
-			job_cancel(&h->j, clock_ns());
-			job_after(s, h);
-		}
-		break;
-	case WIRE_SHUTDOWN:
-		c->shutdown = true;
-		TAILQ_FOREACH(h, &c->jobs, mine)
-			job_cancel(&h->j, clock_ns());
-		if (c->njobs == 0) {
-			(void)wire_put_empty(&c->out, WIRE_SHUTDOWN, 0);
-			c->closing = true;
-		}
-		break;
-	default:
-		reply_error(c, hd->id, EPROTO, "not a request");
-		break;
-	}
+	rq->fn(s, c, hd, p, fds);
 }
 
 static void

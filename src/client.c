@@ -197,6 +197,14 @@ helper_lost(struct confine *c)
 
 /* ---- frames from the helper, under mu ---- */
 
+/*
+ * A frame is fatal to the connection when it cannot come now: STARTED
+ * for a job not waiting for it, SETTLED before STARTED, a refusal of a
+ * job that started, a SHUTDOWN no one asked for, a second HELLO. A helper
+ * that says such things is not believed about anything: every job in
+ * flight is then Uncertain(helper lost), never Completed. Frames for an
+ * id no longer listed (a job freed unsettled) are dropped.
+ */
 static int
 on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 {
@@ -215,7 +223,9 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 	case WIRE_STARTED:
 		if (wire_get_started(p, h->len, &pid, &pgid, &scratch, &tmp) != 0)
 			return -EBADMSG;
-		if (j != NULL && j->state == J_SENT) {
+		if (j != NULL && j->state != J_SENT)
+			return -EPROTO;
+		if (j != NULL) {
 			j->state = J_STARTED;
 			j->result.pid = pid;
 			j->result.pgid = pgid;
@@ -226,6 +236,8 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 	case WIRE_SETTLED:
 		if (wire_get_settled(p, h->len, &r) != 0)
 			return -EBADMSG;
+		if (j != NULL && j->state != J_STARTED)
+			return -EPROTO;
 		if (j != NULL) {
 			j->result = r;
 			j->state = J_SETTLED;
@@ -235,6 +247,8 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 	case WIRE_ERROR:
 		if (wire_get_error(p, h->len, &e) != 0)
 			return -EBADMSG;
+		if (j != NULL && j->state != J_SENT)
+			return -EPROTO;
 		if (j != NULL) {
 			j->state = J_REFUSED;
 			j->err = e.err;
@@ -244,6 +258,8 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 		/* id 0: about the connection; EOF will follow if it is fatal. */
 		return 0;
 	case WIRE_SHUTDOWN:
+		if (!c->closing)
+			return -EPROTO;
 		c->shut_acked = true;
 		return 0;
 	default:

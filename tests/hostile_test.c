@@ -145,6 +145,44 @@ header(uint8_t *b, uint32_t len, uint16_t type, uint16_t nfds, uint32_t id)
 	wire_hdr_encode(b, &h);
 }
 
+/* A second hello is a host that lost its place: its connection ends. */
+static void
+a_second_hello_is_fatal(void **state)
+{
+	int fd = raw();
+
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
+	expect_error(fd, EPROTO);
+	expect_closed(fd);
+	close(fd);
+	still_serving();
+}
+
+/* What only a helper sends, from a host: refused, the connection kept. */
+static void
+a_helpers_message_from_a_host_is_refused(void **state)
+{
+	struct wire_buf b = { 0 };
+	struct wire_hdr h;
+	uint8_t p[256];
+	int fd = raw();
+
+	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
+	assert_int_equal(wire_put_started(&b, 3, 1, 1, "/x", ""), 0);
+	send_bytes(fd, b.p, b.len);
+	wire_buf_free(&b);
+	expect_error(fd, EPROTO);
+	/* Still served on this connection: its shutdown is acknowledged. */
+	assert_int_equal(wire_put_empty(&b, WIRE_SHUTDOWN, 0), 0);
+	send_bytes(fd, b.p, b.len);
+	wire_buf_free(&b);
+	assert_int_equal(read_frame(fd, &h, p, sizeof(p)), 0);
+	assert_int_equal(h.type, WIRE_SHUTDOWN);
+	close(fd);
+	still_serving();
+}
+
 static void
 truncated_frame_then_disconnect(void **state)
 {
@@ -242,11 +280,14 @@ unknown_type_and_wrong_sizes_are_refused_but_not_fatal(void **state)
 	header(b, 4, WIRE_CANCEL, 0, 1);
 	send_bytes(fd, b, WIRE_HDR_LEN + 4);
 	expect_error(fd, EBADMSG);
+	/* Not a request at all: refused as such, whatever its size. */
 	header(b, 0, WIRE_SETTLED, 0, 1);
 	send_bytes(fd, b, WIRE_HDR_LEN);
-	expect_error(fd, EBADMSG);
+	expect_error(fd, EPROTO);
+	/* Only now is the connection at an end: a second hello. */
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	expect_error(fd, EPROTO);
+	expect_closed(fd);
 	close(fd);
 	still_serving();
 }
@@ -398,6 +439,8 @@ main(void)
 		cmocka_unit_test(wrong_version_is_refused_and_closed),
 		cmocka_unit_test(bad_magic_is_refused_and_closed),
 		cmocka_unit_test(requests_before_hello_are_refused_and_closed),
+		cmocka_unit_test(a_second_hello_is_fatal),
+		cmocka_unit_test(a_helpers_message_from_a_host_is_refused),
 		cmocka_unit_test(unknown_type_and_wrong_sizes_are_refused_but_not_fatal),
 		cmocka_unit_test(string_without_terminator_is_refused),
 		cmocka_unit_test(too_many_descriptors_are_refused_and_closed),
