@@ -291,8 +291,10 @@ parse(struct confine *c)
 
 /*
  * One read, by the reader only (no mu). Returns bytes read, 0 for nothing
- * yet, or -1 when the helper is gone. Descriptors never come from the
- * helper: any that arrive are closed.
+ * yet, or -1 when the helper is gone, or cannot be read any more: a
+ * buffer that cannot grow is the end of the connection, not "nothing
+ * yet", which would have the readers poll a readable socket for ever.
+ * Descriptors never come from the helper: any that arrive are closed.
  */
 static ssize_t
 read_some(struct confine *c)
@@ -307,7 +309,7 @@ read_some(struct confine *c)
 			return -1;
 		in = realloc(c->in, c->incap + 65536);
 		if (in == NULL)
-			return 0;
+			return -1;
 		c->in = in;
 		c->incap += 65536;
 	}

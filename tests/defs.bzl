@@ -2,7 +2,7 @@
 
 load("//:copts.bzl", "BSD_COPTS")
 
-def helper_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
+def helper_test(name, srcs, deps = [], data = [], size = "medium", linkopts = [], **kwargs):
     """A cmocka test that runs the fixture through confine-helper (Linux)."""
     native.cc_test(
         name = name,
@@ -13,7 +13,7 @@ def helper_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
             "//tests:fixture",
             "//helper:confine-helper",
         ] + data,
-        linkopts = ["-lcmocka", "-lpthread"],
+        linkopts = ["-lcmocka", "-lpthread"] + linkopts,
         target_compatible_with = ["@platforms//os:linux"],
         deps = ["//tests:helperutil"] + deps,
         **kwargs
