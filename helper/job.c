@@ -13,6 +13,7 @@
 #include "helper/job.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/proc.h"
 #include "src/policy.h"
 #ifdef __linux__
 #include "helper/landlock.h"

@@ -21,11 +21,8 @@
 #include "helper/serve.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/proc.h"
 #include "src/wire.h"
-
-#ifndef MSG_NOSIGNAL
-#define MSG_NOSIGNAL 0
-#endif
 
 #define OUT_HIGH (1u << 20)   /* stop reading a peer that does not read */
 #define READ_CHUNK 65536
@@ -231,11 +228,10 @@ conn_flush(struct conn *c)
 	ssize_t n;
 
 	while (c->outoff < c->out.len) {
-		n = send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
-		    MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		/* fd_send_with retries EINTR, and never raises SIGPIPE. */
+		n = fd_send_with(c->fd, c->out.p + c->outoff,
+		    c->out.len - c->outoff, NULL, 0);
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
 			return;
 		if (n <= 0) {
 			/* The peer is gone: drop what it will never read. */
@@ -457,7 +453,6 @@ on_hello(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	}
 	hi.version = WIRE_VERSION;
 	hi.pid = (uint32_t)getpid();
-	hi.landlock_abi = s->env.landlock_abi;
 	(void)wire_put_hello(&c->out, &hi, 1);
 	c->hello = true;
 }

@@ -21,6 +21,7 @@
 #include "src/clock.h"
 #include "src/endian.h"
 #include "src/fd.h"
+#include "src/proc.h"
 
 void
 shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])

@@ -38,6 +38,7 @@
 #include "helper/serve.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/proc.h"
 #include "src/spec.h"
 #include "src/wire.h"
 
@@ -1037,9 +1038,10 @@ confine_cancel(struct confine_job *j)
 	settled = j->state == J_SETTLED || c->lost;
 	gen = c->gen;
 	pthread_mutex_unlock(&c->mu);
+	if (settled)
+		return -EALREADY;
 	/* A send that fails means the helper is gone: it settles as lost. */
-	if (!settled)
-		(void)send_empty(c, gen, WIRE_CANCEL, j->id);
+	(void)send_empty(c, gen, WIRE_CANCEL, j->id);
 	return 0;
 }
 

@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/fd.h"
@@ -154,27 +153,6 @@ fd_closep(int *fd)
 		close(*fd);
 	*fd = -1;
 	errno = saved;
-}
-
-void
-proc_reap(pid_t pid, int *status)
-{
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-}
-
-pid_t
-proc_exited_child(void)
-{
-	siginfo_t si;
-
-	for (;;) {
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
-			return si.si_pid;
-		if (errno != EINTR)
-			return 0;  /* ECHILD: no children at all */
-	}
 }
 
 #ifndef MSG_NOSIGNAL

@@ -24,11 +24,6 @@ void fd_close_except(const int *keep, size_t n);
 int fd_read_full(int fd, void *buf, size_t len);
 int fd_write_full(int fd, const void *buf, size_t len);
 
-/* Reaps pid, retrying on EINTR; status may be NULL. */
-void proc_reap(pid_t pid, int *status);
-/* A child that has exited, left unreaped for the caller; 0 when none. */
-pid_t proc_exited_child(void);
-
 /*
  * sendmsg with up to 16 descriptors riding on the first byte; returns bytes
  * sent or -errno. recvmsg that keeps at most maxfds descriptors in fds

@@ -23,7 +23,7 @@ check_env(const char *entry)
 	return eq == NULL || eq == entry ? -EINVAL : 0;
 }
 
-#define REFUSE(what) do { *why = (what); return -EINVAL; } while (0)
+#define REFUSE(err, what) do { *why = (what); return (err); } while (0)
 
 int
 spec_check(const struct spec *s, const char **why)
@@ -32,43 +32,43 @@ spec_check(const struct spec *s, const char **why)
 
 	*why = NULL;
 	if (spec_check_path(s->exe) != 0)
-		REFUSE("exe must be an absolute path");
+		REFUSE(-EINVAL, "exe must be an absolute path");
 	if (s->argc < 1 || s->argv == NULL || s->argv[s->argc] != NULL)
-		REFUSE("argv must hold at least argv[0]");
+		REFUSE(-EINVAL, "argv must hold at least argv[0]");
 	for (i = 0; i < s->argc; i++)
 		if (s->argv[i] == NULL)
-			REFUSE("argv has a hole");
+			REFUSE(-EINVAL, "argv has a hole");
 	if (s->envc > 0 && (s->envp == NULL || s->envp[s->envc] != NULL))
-		REFUSE("envp is not terminated");
+		REFUSE(-EINVAL, "envp is not terminated");
 	for (i = 0; i < s->envc; i++)
 		if (s->envp[i] == NULL || check_env(s->envp[i]) != 0)
-			REFUSE("envp entries must be NAME=VALUE");
+			REFUSE(-EINVAL, "envp entries must be NAME=VALUE");
 	if ((unsigned)s->backend > CONFINE_BACKEND_NONE)
-		REFUSE("unknown backend");
+		REFUSE(-EINVAL, "unknown backend");
 	if (s->scratch == NULL) {
 		if (s->backend != CONFINE_BACKEND_NONE || s->fresh_scratch)
-			REFUSE("a scratch root is required unless the backend is none");
+			REFUSE(-EINVAL, "a scratch root is required unless the backend is none");
 	} else if (spec_check_path(s->scratch) != 0)
-		REFUSE("scratch root must be an absolute path");
+		REFUSE(-EINVAL, "scratch root must be an absolute path");
 	if (s->cwd != NULL && spec_check_path(s->cwd) != 0)
-		REFUSE("cwd must be an absolute path");
+		REFUSE(-EINVAL, "cwd must be an absolute path");
 	if (s->ndevices > SPEC_MAX_DEVICES)
-		REFUSE("too many device nodes");
+		REFUSE(-EINVAL, "too many device nodes");
 	for (i = 0; i < s->ndevices; i++)
 		if (s->devices == NULL || spec_check_path(s->devices[i]) != 0)
-			REFUSE("device nodes must be absolute paths");
+			REFUSE(-EINVAL, "device nodes must be absolute paths");
 	if (s->launcher != NULL && spec_check_path(s->launcher) != 0)
-		REFUSE("launcher must be an absolute path");
+		REFUSE(-EINVAL, "launcher must be an absolute path");
 	if (s->deadline_ms < 0 || s->deadline_ms > SPEC_MAX_MS)
-		REFUSE("deadline out of range");
+		REFUSE(-EINVAL, "deadline out of range");
 	if (s->grace_ms < 0 || s->grace_ms > SPEC_MAX_MS)
-		REFUSE("grace out of range");
+		REFUSE(-EINVAL, "grace out of range");
 	for (i = 0; i < 3; i++)
 		if (s->fd[i] < -1)
-			REFUSE("stdio fds must be -1 or a descriptor");
+			REFUSE(-EINVAL, "stdio fds must be -1 or a descriptor");
 	if (s->limits.cpu_seconds < 0 || s->limits.address_space < 0 ||
 	    s->limits.open_files < 0 || s->limits.file_size < 0 ||
 	    s->limits.processes < 0 || s->limits.memory < 0)
-		REFUSE("resource bounds must be 0 (none) or positive");
+		REFUSE(-EINVAL, "resource bounds must be 0 (none) or positive");
 	return 0;
 }

@@ -150,7 +150,7 @@ wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply)
 		put_u16(b, h->version);
 		put_u16(b, 0);
 		put_u32(b, h->pid);
-		put_u32(b, (uint32_t)h->landlock_abi);
+		put_u32(b, 0);
 	} else {
 		put_u16(b, h->version_min);
 		put_u16(b, h->version_max);
@@ -243,8 +243,7 @@ wire_put_error(struct wire_buf *b, uint32_t id, int err, const char *message)
 	size_t at = frame_begin(b, WIRE_ERROR, id, 0);
 
 	put_u32(b, (uint32_t)err);
-	put_u16(b, (uint16_t)wire_error_code_of(err));
-	put_u16(b, 0);
+	put_u32(b, 0);
 	put_str(b, message);
 	return frame_end(b, at);
 }
@@ -403,7 +402,8 @@ wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h, int reply)
 		if (get_u16(&r) != 0)
 			r.err = -EBADMSG;
 		h->pid = get_u32(&r);
-		h->landlock_abi = (int32_t)get_u32(&r);
+		if (get_u32(&r) != 0)
+			r.err = -EBADMSG;
 	} else {
 		h->version_min = get_u16(&r);
 		h->version_max = get_u16(&r);
@@ -469,15 +469,11 @@ wire_get_error(const uint8_t *p, size_t len, struct wire_error *e)
 {
 	struct rd r = { p, len, 0, 0 };
 	uint32_t err;
-	uint16_t code;
 
 	err = get_u32(&r);
-	code = get_u16(&r);
-	if (get_u16(&r) != 0 || err == 0 || err > 4095 ||
-	    code < WIRE_ERR_INVALID || code > WIRE_ERR_REFUSED)
+	if (get_u32(&r) != 0 || err == 0 || err > 4095)
 		r.err = -EBADMSG;
 	e->err = (int)err;
-	e->code = (enum wire_error_code)code;
 	e->message = get_str(&r);
 	return finish(&r);
 }
@@ -573,27 +569,4 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	s->fd[0] = s->fd[1] = s->fd[2] = -1;
 	*arena = v;
 	return 0;
-}
-
-enum wire_error_code
-wire_error_code_of(int err)
-{
-	switch (err) {
-	case EINVAL:
-	case ENOENT:
-	case ENOTDIR:
-	case ENAMETOOLONG:
-	case EEXIST:
-		return WIRE_ERR_INVALID;
-	case ENOTSUP:
-		return WIRE_ERR_UNSUPPORTED;
-	case EMSGSIZE:
-		return WIRE_ERR_TOO_LARGE;
-	case ENOSYS:
-		return WIRE_ERR_UNKNOWN_TYPE;
-	case EBADMSG:
-		return WIRE_ERR_MALFORMED;
-	default:
-		return WIRE_ERR_REFUSED;
-	}
 }

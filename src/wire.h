@@ -36,18 +36,8 @@ enum wire_type {
 	WIRE_SHUTDOWN = 7, /* host -> helper, and its acknowledgement */
 };
 
-/* Why a request was refused (WIRE_ERROR). */
-enum wire_error_code {
-	WIRE_ERR_INVALID = 1,      /* bad request: EINVAL, ENOENT, ENOTDIR... */
-	WIRE_ERR_UNSUPPORTED = 2,  /* confinement cannot be applied: ENOTSUP */
-	WIRE_ERR_TOO_LARGE = 3,    /* frame over WIRE_MAX_PAYLOAD: EMSGSIZE */
-	WIRE_ERR_UNKNOWN_TYPE = 4, /* ENOSYS */
-	WIRE_ERR_MALFORMED = 5,    /* payload does not decode: EBADMSG */
-	WIRE_ERR_REFUSED = 6,      /* anything else: EAGAIN, EACCES, EPROTO... */
-};
-
 #define WIRE_HELLO_LEN 8        /* request: magic, version min, version max */
-#define WIRE_HELLO_REPLY_LEN 16 /* magic, version, reserved, pid, landlock abi */
+#define WIRE_HELLO_REPLY_LEN 16 /* magic, version, 0, pid, 0 */
 #define WIRE_SETTLED_LEN 60
 #define WIRE_SPAWN_FIXED 72     /* before the strings */
 #define WIRE_SPAWN_FRESH 1u     /* spawn flags: a fresh scratch root */
@@ -66,12 +56,10 @@ struct wire_hello {
 	uint16_t version_min, version_max;   /* request */
 	uint16_t version;                    /* reply */
 	uint32_t pid;                        /* reply: the helper's pid */
-	int32_t landlock_abi;                /* reply: < 0 when absent */
 };
 
 struct wire_error {
 	int err;                   /* positive errno */
-	enum wire_error_code code;
 	const char *message;       /* borrowed from the payload */
 };
 
@@ -125,8 +113,5 @@ int wire_get_error(const uint8_t *p, size_t len, struct wire_error *e);
  */
 int wire_get_spawn(const uint8_t *p, size_t len, struct spec *s,
     unsigned *fdmask, void **arena);
-
-/* The refusal code for an errno. */
-enum wire_error_code wire_error_code_of(int err);
 
 #endif

@@ -378,8 +378,8 @@ cancel_while_running_and_after_settlement(void **state)
 	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
 	assert_int_equal(j.r.reason, CONFINE_REASON_CANCELLED);
 	assert_true(tu_gone(pid));
-	/* Settled is settled: a late cancel moves nothing. */
-	assert_int_equal(confine_cancel(j.job), 0);
+	/* Settled is settled: a late cancel moves nothing, and says so. */
+	assert_int_equal(confine_cancel(j.job), -EALREADY);
 	assert_int_equal(confine_wait(j.job, 0, &r), 0);
 	assert_int_equal(r.outcome, CONFINE_CANCELLED);
 	assert_int_equal(r.reason, CONFINE_REASON_CANCELLED);
@@ -387,7 +387,7 @@ cancel_while_running_and_after_settlement(void **state)
 
 	hu_init(&j, scratch, "exit", "0", NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
-	assert_int_equal(confine_cancel(j.job), 0);
+	assert_int_equal(confine_cancel(j.job), -EALREADY);
 	assert_int_equal(confine_wait(j.job, 0, &r), 0);
 	assert_int_equal(r.outcome, CONFINE_COMPLETED);
 	hu_free(&j);

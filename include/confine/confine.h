@@ -296,7 +296,8 @@ int confine_wait(struct confine_job *job, int timeout_ms,
 
 /*
  * Cancels a job that has not settled (it will settle Cancelled, or as it
- * already had). Cancelling a settled job changes nothing. Thread-safe.
+ * was about to). Returns 0, or -EALREADY for a job that has settled (or
+ * whose helper was lost), which it changes nothing of. Thread-safe.
  */
 int confine_cancel(struct confine_job *job);
 

@@ -39,7 +39,7 @@ main(int argc, char **argv)
 	static const char *const args[] = { "cc", "-c", "x.c", NULL };
 	static const char *const env[] = { "PATH=/bin", NULL };
 	static const char *const devs[] = { "/dev/zero", NULL };
-	struct wire_hello hi = { 1, 1, 1, 42, 7 };
+	struct wire_hello hi = { WIRE_VERSION, WIRE_VERSION, WIRE_VERSION, 42 };
 	struct confine_result r;
 	struct wire_buf b = { 0 }, all = { 0 };
 	struct spec s;
