@@ -30,14 +30,13 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "confine/confine.h"
-#include "helper/serve.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#ifdef __linux__
+#include "src/image.h"
+#endif
 #include "src/proc.h"
 #include "src/spec.h"
 #include "src/wire.h"
@@ -478,34 +477,6 @@ lose_helper(struct confine *c, unsigned gen)
 /* ---- starting helpers ---- */
 
 static int
-thread_count(void)
-{
-#ifdef __linux__
-	char buf[1024], *p;
-	int fd, n, field;
-	ssize_t got;
-
-	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	got = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (got <= 0)
-		return -1;
-	buf[got] = '\0';
-	/* Fields after the command name, which may hold spaces and ')'. */
-	p = strrchr(buf, ')');
-	for (field = 2; p != NULL && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%d", &n) != 1)
-		return -1;
-	return n;
-#else
-	return -1;  /* unknown: fork mode is refused */
-#endif
-}
-
-static int
 find_helper(const struct confine_options *o, char **out)
 {
 	const char *path = o && o->helper_path ? o->helper_path :
@@ -521,13 +492,14 @@ find_helper(const struct confine_options *o, char **out)
 	return *out ? 0 : fail(ENOMEM, "out of memory");
 }
 
-/* posix_spawn the helper with one end of a socketpair on fd 3. */
+/* posix_spawn the helper at path with one end of a socketpair on fd 3. */
 static int
-start_exec(struct confine *c, int *fd)
+spawn_helper(struct confine *c, const char *path, int *fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char parent[24], *argv[6];
+	char parent[24], *argv[6], *envp[2] = { NULL, NULL };
+	const char *tmpdir = getenv("TMPDIR");
 	int sv[2], rc, moved;
 	sigset_t none, all;
 	pid_t pid;
@@ -557,53 +529,50 @@ start_exec(struct confine *c, int *fd)
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &all);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn(&pid, c->helper_path, &fa, &at, argv, (char *[]){ NULL });
+	/*
+	 * Nothing of the host's environment but where it keeps temporary
+	 * files: the helper makes its jobs' private tmps there.
+	 */
+	if (tmpdir != NULL && tmpdir[0] == '/' &&
+	    asprintf(&envp[0], "TMPDIR=%s", tmpdir) < 0)
+		envp[0] = NULL;
+	rc = posix_spawn(&pid, path, &fa, &at, argv, envp);
+	free(envp[0]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);
 	if (rc != 0) {
 		close(sv[0]);
-		return fail(rc, "posix_spawn %s: %s", c->helper_path, strerror(rc));
+		return fail(rc, "posix_spawn %s: %s", path, strerror(rc));
 	}
 	c->child = pid;
 	*fd = sv[0];
 	return 0;
 }
 
+/*
+ * The helper the library carries, exec'd from memory (Linux); elsewhere
+ * the installed one. Either way a fresh process, never a copy of the
+ * host: safe from any thread, and as fast from a host of 8 GiB as from a
+ * small one.
+ */
 static int
-start_fork(struct confine *c, int *fd)
+start_embedded(struct confine *c, int *fd)
 {
-	struct serve_opts o;
-	int sv[2], rc;
-	pid_t pid, parent = getpid();
-
-	if (thread_count() != 1)
-		return fail(EDEADLK, "fork mode refused: this process has more "
-		    "than one thread (use exec mode and a helper binary)");
-	if ((rc = fd_socketpair(sv)) != 0)
-		return fail(-rc, "socketpair: %s", strerror(-rc));
-	pid = fork();
-	if (pid < 0) {
-		rc = errno;
-		close(sv[0]);
-		close(sv[1]);
-		return fail(rc, "fork: %s", strerror(rc));
-	}
-	if (pid == 0) {
-		memset(&o, 0, sizeof(o));
-		o.fd = sv[1];
-		o.listen_fd = -1;
-		o.parent = parent;
-		(void)setsid();
 #ifdef __linux__
-		prctl(PR_SET_NAME, "confine-helper", 0, 0, 0);
+	const char *path;
+	int rc = image_path(&path);
+
+	if (rc != 0)
+		return fail(-rc, "the library's own helper cannot be run from "
+		    "memory: %s", strerror(-rc));
+	return spawn_helper(c, path, fd);
+#else
+	if (c->helper_path == NULL)
+		return fail(ENOENT, "no helper binary (options, $CONFINE_HELPER, "
+		    "%s)", CONFINE_HELPER_DEFAULT);
+	return spawn_helper(c, c->helper_path, fd);
 #endif
-		_exit(serve(&o));
-	}
-	close(sv[1]);
-	c->child = pid;
-	*fd = sv[0];
-	return 0;
 }
 
 static int
@@ -719,20 +688,11 @@ start_helper(struct confine *c)
 
 	switch (c->mode) {
 	case CONFINE_MODE_EXEC:
-		rc = start_exec(c, &fd);
+		rc = spawn_helper(c, c->helper_path, &fd);
 		break;
+	case CONFINE_MODE_AUTO:
 	case CONFINE_MODE_FORK:
-		rc = start_fork(c, &fd);
-		if (rc == -EDEADLK && c->lost && c->helper_path != NULL) {
-			/* A replacement for a threaded host is exec'd. */
-			c->mode = CONFINE_MODE_EXEC;
-			rc = start_exec(c, &fd);
-		} else if (rc == -EDEADLK && c->lost) {
-			rc = fail(EDEADLK, "the helper is gone and cannot be "
-			    "replaced: this process now has threads, so none may "
-			    "be forked, and no helper binary was found to exec "
-			    "(options, $CONFINE_HELPER, %s)", CONFINE_HELPER_DEFAULT);
-		}
+		rc = start_embedded(c, &fd);
 		break;
 	case CONFINE_MODE_CONNECT:
 		rc = start_connect(c, &fd);
@@ -789,20 +749,17 @@ confine_open(struct confine **out, const struct confine_options *o)
 	c->mode = o ? o->mode : CONFINE_MODE_AUTO;
 	rc = 0;
 	switch (c->mode) {
-	case CONFINE_MODE_AUTO:
-		/* A binary for replacements if there is one; fork first. */
-		if (find_helper(o, &c->helper_path) != 0)
-			c->helper_path = NULL;
-		c->mode = thread_count() == 1 || c->helper_path == NULL ?
-		    CONFINE_MODE_FORK : CONFINE_MODE_EXEC;
-		break;
 	case CONFINE_MODE_EXEC:
 		rc = find_helper(o, &c->helper_path);
 		break;
+	case CONFINE_MODE_AUTO:
 	case CONFINE_MODE_FORK:
-		/* A binary for replacements, found as exec mode finds it. */
+#ifndef __linux__
+		/* No image carried here: the installed helper, or none. */
 		if (find_helper(o, &c->helper_path) != 0)
 			c->helper_path = NULL;
+#endif
+		c->mode = CONFINE_MODE_AUTO;
 		break;
 	case CONFINE_MODE_CONNECT:
 		c->socket_path = o->socket_path ? strdup(o->socket_path) : NULL;

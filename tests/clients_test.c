@@ -43,6 +43,7 @@ static struct {
 	char *link_a;        /* A's symlink to root_only */
 	char *node;          /* a character device, root's, 0600 */
 	char *log;           /* the root helper's stderr */
+	char *tmp;           /* the helpers' TMPDIR, 1777 */
 	char *sock;
 	uid_t a, b;
 	pid_t helper;
@@ -154,6 +155,11 @@ setup(void **state)
 	w.node = tu_join(w.base, "node");
 	assert_int_equal(mknod(w.node, S_IFCHR | 0600, makedev(1, 3)), 0);
 	w.log = tu_join(w.base, "helper.log");
+	/* The clients' private tmps: somewhere each may make one. */
+	w.tmp = tu_join(w.base, "tmp");
+	assert_int_equal(mkdir(w.tmp, 01777), 0);
+	assert_int_equal(chmod(w.tmp, 01777), 0);
+	setenv("TMPDIR", w.tmp, 1);
 	w.sock = tu_join(w.base, "h.sock");
 	snprintf(ua, sizeof(ua), "%ld", (long)w.a);
 	snprintf(ub, sizeof(ub), "%ld", (long)w.b);

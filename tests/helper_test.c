@@ -752,34 +752,6 @@ idle(void *arg)
 	return arg;
 }
 
-/* Fork mode refuses a threaded host; exec mode is fine there. */
-static int
-open_threaded(void)
-{
-	struct confine *c;
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, idle, NULL) != 0)
-		return child_failed(100);
-	if (hu_open(&c, CONFINE_MODE_FORK, NULL) != -EDEADLK)
-		return child_failed(1);
-	if (strstr(confine_error_message(), "thread") == NULL)
-		return child_failed(2);
-	if (hu_open(&c, CONFINE_MODE_EXEC, NULL) != 0)
-		return child_failed(3);
-	confine_close(c);
-	if (hu_open(&c, CONFINE_MODE_AUTO, NULL) != 0)
-		return child_failed(4);
-	confine_close(c);
-	return 0;
-}
-
-static void
-fork_mode_is_refused_once_threaded(void **state)
-{
-	in_child("open-threaded");
-}
-
 /* A job through c without cmocka (in a child): 0 when it Completed. */
 static int
 completes(struct confine *c, const char *scratch)
@@ -804,67 +776,65 @@ completes(struct confine *c, const char *scratch)
 	return rc;
 }
 
+/* The helper the library carries: exec'd from memory, not this program. */
+static bool
+runs_from_memory(pid_t pid)
+{
+	char path[64], exe[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return strncmp(exe, "/memfd:confine-helper", 21) == 0;
+}
+
 /*
- * Helpers forked while the host had one thread, then lost once it has
- * two: a replacement is never forked. With a binary (from the options or
- * from $CONFINE_HELPER, looked up at open as in exec mode) it is exec'd;
- * without one the spawn fails, -EDEADLK, saying why.
+ * From a threaded host, in fork and auto mode alike: the carried helper,
+ * never a fork of the host, and so is its replacement once it is lost.
+ * Exec mode is fine there too.
  */
 static int
-replace_threaded(void)
+open_threaded(void)
 {
-	struct confine_options by_option = { CONFINE_MODE_FORK, hu_helper, NULL };
-	struct confine_options by_env = { CONFINE_MODE_FORK, NULL, NULL };
+	static const enum confine_mode carried[] = { CONFINE_MODE_FORK,
+		CONFINE_MODE_AUTO };
 	char *scratch = tu_mkdtemp("scratch");
-	/* With tools/install done here, "none given" finds the installed one. */
-	const char *installed = access(confine_default_helper_path(), X_OK) == 0 ?
-	    confine_default_helper_path() : NULL;
-	struct confine *c[3];
-	pid_t old, now;
+	struct confine *c;
 	pthread_t t;
-	int i, rc;
+	pid_t old;
+	size_t i;
 
-	unsetenv("CONFINE_HELPER");
-	if (confine_open(&c[0], &by_option) != 0)
-		return child_failed(1);
-	setenv("CONFINE_HELPER", hu_helper, 1);
-	if (confine_open(&c[1], &by_env) != 0)
-		return child_failed(2);
-	unsetenv("CONFINE_HELPER");
-	if (confine_open(&c[2], &by_env) != 0)
-		return child_failed(3);
-	for (i = 0; i < 3; i++)
-		if (hu_runs(confine_helper_pid(c[i]), hu_helper))
-			return child_failed(10 + i);  /* forked, not exec'd */
 	if (pthread_create(&t, NULL, idle, NULL) != 0)
 		return child_failed(100);
-	for (i = 0; i < 3; i++) {
-		old = confine_helper_pid(c[i]);
+	for (i = 0; i < 2; i++) {
+		if (hu_open(&c, carried[i], NULL) != 0)
+			return child_failed(1);
+		old = confine_helper_pid(c);
+		if (!runs_from_memory(old) || completes(c, scratch) != 0)
+			return child_failed(2);
 		if (kill(old, SIGKILL) != 0)
-			return child_failed(20 + i);
+			return child_failed(3);
 		hu_await_exit(old);
-		rc = completes(c[i], scratch);
-		now = confine_helper_pid(c[i]);
-		if (i < 2 && (rc != 0 || now == old || !hu_runs(now, hu_helper)))
-			return child_failed(30 + i);
-		if (i == 2 && installed != NULL &&
-		    (rc != 0 || now == old || !hu_runs(now, installed)))
-			return child_failed(41);
-		if (i == 2 && installed == NULL && (rc != -EDEADLK ||
-		    strstr(confine_error_message(), "thread") == NULL ||
-		    strstr(confine_error_message(), "CONFINE_HELPER") == NULL))
-			return child_failed(40);
+		if (completes(c, scratch) != 0 || confine_helper_pid(c) == old ||
+		    !runs_from_memory(confine_helper_pid(c)))
+			return child_failed(4);
+		confine_close(c);
 	}
-	for (i = 0; i < 3; i++)
-		confine_close(c[i]);
+	if (hu_open(&c, CONFINE_MODE_EXEC, NULL) != 0 ||
+	    !hu_runs(confine_helper_pid(c), hu_helper))
+		return child_failed(5);
+	confine_close(c);
 	free(scratch);
 	return 0;
 }
 
 static void
-fork_mode_replacement_is_never_forked_once_threaded(void **state)
+a_threaded_host_gets_the_carried_helper_and_its_replacements(void **state)
 {
-	in_child("replace-threaded");
+	in_child("open-threaded");
 }
 
 /*
@@ -926,7 +896,6 @@ static const struct {
 	int (*fn)(void);
 } children[] = {
 	{ "open-threaded", open_threaded },
-	{ "replace-threaded", replace_threaded },
 };
 
 int
@@ -958,8 +927,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(host_killed_midflight_exec),
 		cmocka_unit_test(host_killed_midflight_fork),
 		cmocka_unit_test(socket_is_private_by_default),
-		cmocka_unit_test(fork_mode_is_refused_once_threaded),
-		cmocka_unit_test(fork_mode_replacement_is_never_forked_once_threaded),
+		cmocka_unit_test(a_threaded_host_gets_the_carried_helper_and_its_replacements),
 		cmocka_unit_test(helper_path_options_then_environment_then_default),
 		cmocka_unit_test(missing_helper_binary_is_a_clear_error),
 	};

@@ -29,6 +29,7 @@ char *hu_helper;
 void
 hu_setup(void)
 {
+	tu_own_tmpdir();
 	hu_fixture = tu_runfile("tests/fixture");
 	hu_helper = tu_runfile("helper/confine-helper");
 }

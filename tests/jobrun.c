@@ -23,6 +23,7 @@ char *jr_fixture;
 void
 jr_setup(void)
 {
+	tu_own_tmpdir();
 	job_env_init(&jr_env);
 	jr_fixture = tu_runfile("tests/fixture");
 }

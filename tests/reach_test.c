@@ -655,6 +655,7 @@ run_unprivileged(void)
 		    setuid(un.uid) != 0)
 			_exit(100);
 		setenv("TEST_TMPDIR", base, 1);
+		setenv("TMPDIR", base, 1);
 		job_env_fini(&jr_env);
 		job_env_init(&jr_env);
 		jr_fixture = fixture;

@@ -40,6 +40,15 @@ tu_fixture_argv(const char **argv, size_t max, va_list ap)
 	return n;
 }
 
+void
+tu_own_tmpdir(void)
+{
+	const char *t = getenv("TEST_TMPDIR");
+
+	if (t != NULL && t[0] == '/')
+		setenv("TMPDIR", t, 1);
+}
+
 char *
 tu_runfile(const char *rel)
 {

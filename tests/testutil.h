@@ -14,6 +14,13 @@
  */
 size_t tu_fixture_argv(const char **argv, size_t max, va_list ap);
 
+/*
+ * TMPDIR set to the test's own directory: the jobs' private tmps are made
+ * there (one an Uncertain job keeps goes with the test's directory), and
+ * no other test's come and go in it.
+ */
+void tu_own_tmpdir(void);
+
 /* The absolute path of a file of this workspace's runfiles. */
 char *tu_runfile(const char *rel);
 /* A fresh directory under $TEST_TMPDIR (or /tmp), canonical. */

@@ -64,6 +64,8 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 		if (setgroups(0, NULL) != 0 || setgid(user) != 0 ||
 		    setuid(user) != 0 || setrlimit(RLIMIT_NPROC, &rl) != 0)
 			_exit(100);
+		/* Its jobs' private tmps: in its own directory. */
+		setenv("TMPDIR", dir, 1);
 		execl(helper, "confine-helper", "--listen", sock, "--quiet",
 		    (char *)NULL);
 		_exit(101);

@@ -22,8 +22,8 @@
  *
  *   confine_close(c);                     cancels what is left, stops the helper
  *
- * The host never forks, except in CONFINE_MODE_FORK, which confine_open
- * refuses once the process has a second thread. Any number of threads may
+ * The host never forks: its helper is a fresh process, on Linux the one
+ * the library carries, run from memory. Any number of threads may
  * spawn, wait and cancel on one struct confine at once; the library starts
  * no thread of its own (see confine_wait and confine_dispatch).
  */
@@ -125,19 +125,18 @@ struct confine_result {
 /* ---- Starting or attaching to a helper ---- */
 
 enum confine_mode {
-	/* Fork the embedded helper while the process is single-threaded,
-	 * otherwise exec the helper binary. The default. */
+	/* The helper the library carries: on Linux confine-helper's image,
+	 * linked into the library and exec'd from a sealed memfd, so no
+	 * installed binary is needed; elsewhere the binary found as for EXEC.
+	 * Never a copy of the host: safe from any thread, as fast from a
+	 * large host as from a small one. The default. */
 	CONFINE_MODE_AUTO = 0,
 	/* posix_spawn the helper binary: safe from any thread. Its path is
 	 * options->helper_path, else $CONFINE_HELPER, else the installed one
 	 * (confine_default_helper_path()), looked up once, by confine_open. */
 	CONFINE_MODE_EXEC = 1,
-	/* Fork the helper from inside the library: needs no binary, but is
-	 * refused (-EDEADLK) once the process has more than one thread. A
-	 * binary found in the same order as for EXEC, if any, is exec'd to
-	 * replace a lost helper once the process has threads. The helper is
-	 * a copy of the host as it is now, and every job's shepherd a copy of
-	 * the helper: open it while the host is small, or use EXEC. */
+	/* The same as AUTO. (It forked the helper from inside the library,
+	 * which a threaded or large host could not afford; the name stays.) */
 	CONFINE_MODE_FORK = 2,
 	/* Attach to a standalone confine-helper listening on socket_path. */
 	CONFINE_MODE_CONNECT = 3,
@@ -145,7 +144,7 @@ enum confine_mode {
 
 struct confine_options {
 	enum confine_mode mode;
-	const char *helper_path;  /* EXEC (and AUTO, FORK replacements);
+	const char *helper_path;  /* EXEC (AUTO and FORK off Linux);
 	                             copied: the caller keeps its string */
 	const char *socket_path;  /* CONNECT */
 };
@@ -156,8 +155,9 @@ struct confine_job;
 /*
  * Starts or attaches to a helper and shakes hands with it. options may be
  * NULL (CONFINE_MODE_AUTO). On success *c is owned by the caller until
- * confine_close(). Errors: -EDEADLK (fork mode, threads), -ENOENT (no
- * helper binary), -ECONNREFUSED/-EACCES (connect), -EPROTO (handshake).
+ * confine_close(). Errors: -ENOENT (no helper binary), -ECONNREFUSED/
+ * -EACCES (connect), -EPROTO (handshake), or the errno of making or
+ * spawning the carried helper (no /proc, say).
  */
 int confine_open(struct confine **c, const struct confine_options *options);
 
@@ -276,9 +276,7 @@ void confine_spec_init(struct confine_spec *spec);
  * (confinement cannot be applied exactly), -EAGAIN (fork failed or too
  * many jobs), -ECONNRESET
  * (the helper is gone and none could replace it: always so in connect
- * mode), -EDEADLK (fork mode: the helper is gone, the process now has
- * threads and no helper binary was found to exec in its place),
- * -ESHUTDOWN (confine_close has begun), or what starting a replacement
+ * mode), -ESHUTDOWN (confine_close has begun), or what starting a replacement
  * failed with (as for confine_open). Thread-safe.
  */
 int confine_spawn(struct confine *c, const struct confine_spec *spec,

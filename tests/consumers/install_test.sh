@@ -56,8 +56,11 @@ case_pkg_config_describes_the_install() {
 	[ "$(pkg-config --variable=helper confine)" = "$PREFIX/libexec/confine-helper" ] ||
 		fail "helper variable"
 	pkg-config --cflags confine | grep -q -- "-I$PREFIX/include" || fail "cflags"
-	pkg-config --static --libs confine | grep -q -- "-lseccomp" ||
-		fail "static libs lack libseccomp"
+	# The library carries the helper; only the helper links libseccomp.
+	pkg-config --static --libs confine | grep -q -- "-lbsd" ||
+		fail "static libs lack libbsd"
+	! pkg-config --static --libs confine | grep -q -- "-lseccomp" ||
+		fail "static libs name libseccomp, which the library no longer links"
 }
 
 consume() { # PROGRAM [HELPER]

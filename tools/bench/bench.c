@@ -49,7 +49,8 @@ usage(void)
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
 "                         floor-vfork,floor-confined,floor-view,\n"
 "                         confine-late-fork (all)\n"
-"  --helper-mode MODE     auto (fork now), fork or exec (auto)\n"
+"  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
+"                         or exec (the helper binary) (auto)\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"
 "  --bwrap PATH           bubblewrap (/usr/bin/bwrap)\n"
 "  --out FILE             the TSV (" DEFAULT_OUT ")\n"
@@ -618,7 +619,7 @@ main(int argc, char **argv)
 #endif
 	bench_line("helper: pid %ld, %s mode; scratch %s; bwrap %s",
 	    (long)confine_helper_pid(r.c), o.mode == CONFINE_MODE_EXEC ? "exec" :
-	    o.mode == CONFINE_MODE_FORK ? "fork" : "auto (fork: one thread)",
+	    o.mode == CONFINE_MODE_FORK ? "fork (carried)" : "auto (carried)",
 	    scratch, o.bwrap);
 	if ((o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)
 		rc = 1;
