@@ -93,6 +93,9 @@ struct confine {
 
 static _Thread_local char errmsg[256];
 
+/* printf-like: each call checked against its format (and clang wants it). */
+static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int
 fail(int err, const char *fmt, ...)
 {
