@@ -18,6 +18,7 @@
 
 #include "confine/confine.h"
 #include "helper/serve.h"
+#include "src/fd.h"
 
 extern char **environ;
 
@@ -88,7 +89,7 @@ listen_on(const char *path, mode_t mode)
 			fprintf(stderr, "confine-helper: %s exists and is not a socket\n", path);
 			return -1;
 		}
-		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		probe = fd_socket(AF_UNIX, SOCK_STREAM);
 		if (probe >= 0 && connect(probe, (struct sockaddr *)&sun,
 		    sizeof(sun)) == 0) {
 			fprintf(stderr, "confine-helper: %s: a helper already listens there\n", path);
@@ -99,9 +100,9 @@ listen_on(const char *path, mode_t mode)
 			close(probe);
 		unlink(path);
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = fd_socket(AF_UNIX, SOCK_STREAM);
 	if (fd < 0) {
-		perror("confine-helper: socket");
+		fprintf(stderr, "confine-helper: socket: %s\n", strerror(-fd));
 		return -1;
 	}
 	/* Born with its mode: never reachable by more than asked, even briefly. */
