@@ -22,6 +22,13 @@
 
 extern char **environ;
 
+/* libbsd gives Linux the BSDs' setproctitle(); macOS has none, and a title
+ * is only a courtesy to ps(1): there the helper keeps its own. */
+#ifdef __APPLE__
+#define setproctitle_init(argc, argv, envp) ((void)0)
+#define setproctitle(...) ((void)0)
+#endif
+
 static _Noreturn void
 usage(int status)
 {
