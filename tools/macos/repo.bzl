@@ -25,10 +25,15 @@ ARCHS = {
 
 def _impl(ctx):
     pins = _pins(ctx)
-    root = str(ctx.path(Label("//:WORKSPACE")).dirname)
-    zig_home = root + "/.cache/zig/node_modules/" + pins["ZIG_PACKAGE"]
-    cache = root + "/.cache/zig-cache"
-    sysroot = root + "/.cache/macos"
+    dot_cache = ctx.path(str(ctx.path(Label("//:WORKSPACE")).dirname) + "/.cache")
+
+    # Resolved, as zig names the headers it reads: .cache may be a symlink
+    # (one zig for several work trees).
+    if dot_cache.exists:
+        dot_cache = dot_cache.realpath
+    zig_home = "%s/zig/node_modules/%s" % (dot_cache, pins["ZIG_PACKAGE"])
+    cache = "%s/zig-cache" % dot_cache
+    sysroot = "%s/macos" % dot_cache
     build = ['load("@//tools/macos:cc_toolchain.bzl", "zig_macos_toolchain")', ""]
     for cpu, target in ARCHS.items():
         for tool in ["cc", "ar"]:
