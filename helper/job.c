@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -763,7 +764,7 @@ finish(struct job *j)
 	switch (r->reason) {
 	case CONFINE_REASON_EXEC:
 		r->step = j->settle.step;
-		/* FALLTHROUGH */
+		__attribute__((fallthrough));  /* clang reads no comment */
 	case CONFINE_REASON_WAIT_FAILED:
 	case CONFINE_REASON_KILL_AMBIGUOUS:
 		r->error = j->settle.detail;
@@ -882,15 +883,16 @@ static void
 on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 {
 	struct confine_result *res = &j->result;
+	int status = r->status;  /* a copy: macOS's W* macros cast away const */
 
 	res->wall_us = r->wall_us;
 	res->user_us = r->user_us;
 	res->sys_us = r->sys_us;
 	res->max_rss_kib = r->max_rss_kib;
-	if (WIFEXITED(r->status))
-		res->exit_code = WEXITSTATUS(r->status);
-	else if (WIFSIGNALED(r->status))
-		res->signal = WTERMSIG(r->status);
+	if (WIFEXITED(status))
+		res->exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		res->signal = WTERMSIG(status);
 	settle_select_status(&j->settle, r->status);
 	/*
 	 * Something of the job outlived it, in its group or not (setsid,

@@ -18,8 +18,16 @@
 
 #include "confine/confine.h"
 #include "helper/serve.h"
+#include "src/fd.h"
 
 extern char **environ;
+
+/* libbsd gives Linux the BSDs' setproctitle(); macOS has none, and a title
+ * is only a courtesy to ps(1): there the helper keeps its own. */
+#ifdef __APPLE__
+#define setproctitle_init(argc, argv, envp) ((void)0)
+#define setproctitle(...) ((void)0)
+#endif
 
 static _Noreturn void
 usage(int status)
@@ -88,7 +96,7 @@ listen_on(const char *path, mode_t mode)
 			fprintf(stderr, "confine-helper: %s exists and is not a socket\n", path);
 			return -1;
 		}
-		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		probe = fd_socket(AF_UNIX, SOCK_STREAM);
 		if (probe >= 0 && connect(probe, (struct sockaddr *)&sun,
 		    sizeof(sun)) == 0) {
 			fprintf(stderr, "confine-helper: %s: a helper already listens there\n", path);
@@ -99,9 +107,9 @@ listen_on(const char *path, mode_t mode)
 			close(probe);
 		unlink(path);
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = fd_socket(AF_UNIX, SOCK_STREAM);
 	if (fd < 0) {
-		perror("confine-helper: socket");
+		fprintf(stderr, "confine-helper: socket: %s\n", strerror(-fd));
 		return -1;
 	}
 	/* Born with its mode: never reachable by more than asked, even briefly. */

@@ -101,6 +101,8 @@ static int sig_fd = -1;
 static bool logging;
 
 /* One line on stderr, when the helper was asked to log (listening). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void
 say(const char *fmt, ...)
 {

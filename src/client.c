@@ -93,6 +93,9 @@ struct confine {
 
 static _Thread_local char errmsg[256];
 
+/* printf-like: each call checked against its format (and clang wants it). */
+static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int
 fail(int err, const char *fmt, ...)
 {
@@ -587,15 +590,9 @@ start_connect(struct confine *c, int *fd)
 	    strlen(c->socket_path) >= sizeof(sun.sun_path))
 		return fail(EINVAL, "socket path missing or too long");
 	strcpy(sun.sun_path, c->socket_path);
-#ifdef SOCK_CLOEXEC
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-#else
-	s = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (s >= 0)
-		(void)fd_cloexec(s);
-#endif
+	s = fd_socket(AF_UNIX, SOCK_STREAM);
 	if (s < 0)
-		return fail(errno, "socket: %s", strerror(errno));
+		return fail(-s, "socket: %s", strerror(-s));
 	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
 		rc = errno;
 		close(s);

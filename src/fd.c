@@ -55,18 +55,64 @@ fd_pipe(int fds[2])
 #endif
 }
 
+/* Where there is no MSG_NOSIGNAL, the socket itself says it (macOS). */
+static int
+nosigpipe(int fd)
+{
+#ifdef SO_NOSIGPIPE
+	int one = 1;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one)) != 0)
+		return -errno;
+#else
+	(void)fd;
+#endif
+	return 0;
+}
+
 int
 fd_socketpair(int fds[2])
 {
+	int rc;
+
 #ifdef SOCK_CLOEXEC
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
 		return -errno;
-	return 0;
 #else
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
 		return -errno;
-	return cloexec_both(fds);
+	if ((rc = cloexec_both(fds)) != 0)
+		return rc;
 #endif
+	if ((rc = nosigpipe(fds[0])) != 0 || (rc = nosigpipe(fds[1])) != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		fds[0] = fds[1] = -1;
+	}
+	return rc;
+}
+
+int
+fd_socket(int domain, int type)
+{
+	int fd, rc;
+
+#ifdef SOCK_CLOEXEC
+	if ((fd = socket(domain, type | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+#else
+	if ((fd = socket(domain, type, 0)) < 0)
+		return -errno;
+	if ((rc = fd_cloexec(fd)) != 0) {
+		close(fd);
+		return rc;
+	}
+#endif
+	if ((rc = nosigpipe(fd)) != 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 static void

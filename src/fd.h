@@ -12,6 +12,11 @@ int fd_nonblock(int fd);
 /* A pipe and a unix stream socketpair, both ends close-on-exec. */
 int fd_pipe(int fds[2]);
 int fd_socketpair(int fds[2]);
+/* A socket of domain and type, close-on-exec: the descriptor or -errno.
+ * Sockets of both (the library's and the helper's own, never a job's)
+ * raise no SIGPIPE where the system can say so per socket (macOS, which
+ * has no MSG_NOSIGNAL): a write to a gone peer is EPIPE. */
+int fd_socket(int domain, int type);
 
 /*
  * Closes every descriptor that is not in keep[0..n). Safe after fork: no

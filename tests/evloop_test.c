@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "helper/evloop.h"
+#include "src/fd.h"
 
 #define MS 1000000LL
 #define MANY 300
@@ -41,7 +42,7 @@ setup(void **state, bool force_poll)
 	struct fixture *x = &f[force_poll];
 
 	x->forced = force_poll;
-	if (ev_init(&x->ev, force_poll) != 0 || pipe2(x->p, O_CLOEXEC) != 0)
+	if (ev_init(&x->ev, force_poll) != 0 || fd_pipe(x->p) != 0)
 		return -1;
 	*state = x;
 	return 0;
@@ -140,7 +141,7 @@ writable_and_hangup(void **state)
 	struct ev_ready r[4];
 	int sv[2];
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(fd_socketpair(sv), 0);
 	assert_int_equal(ev_add(&x->ev, sv[0], EV_OUT, x), 0);
 	assert_int_equal(wait_now(x, r, 4), 1);
 	assert_int_equal(r[0].events, EV_OUT);
@@ -190,7 +191,7 @@ one_ready_among_many(void **state)
 	int p[MANY][2], i, n, seen = 0;
 
 	for (i = 0; i < MANY; i++) {
-		assert_int_equal(pipe2(p[i], O_CLOEXEC), 0);
+		assert_int_equal(fd_pipe(p[i]), 0);
 		assert_int_equal(ev_add(&x->ev, p[i][0], EV_IN, p[i]), 0);
 	}
 	put(p[MANY / 2][1]);

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

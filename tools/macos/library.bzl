@@ -1,0 +1,76 @@
+"""The library as a Mac would ship it: libconfine.a and libconfine.dylib.
+
+Both hold every object of //:confine, as tools/dist.bzl's Linux library
+does, so that linking them proves the whole library resolves against
+libSystem. The dylib is named @rpath/libconfine.0.dylib (Linux's soname is
+libconfine.so.0). It exports every external symbol, not only confine_*:
+zig 0.11's linker takes no -exported_symbols_list, which ld64 would. Both
+are made by the C toolchain's own archiver and linker actions, so that a
+Mac's Bazel, with Apple's toolchain, builds them too.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+
+INSTALL_NAME = "@rpath/libconfine.0.dylib"
+
+def _impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    features = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    objects, flags = [], []
+    for linker_input in ctx.attr._lib[CcInfo].linking_context.linker_inputs.to_list():
+        for flag in linker_input.user_link_flags:
+            if flag not in flags:
+                flags.append(flag)
+        for library in linker_input.libraries:
+            objects.extend(library.pic_objects or library.objects)
+
+    # ar keys members by basename: two of one name would silently be one.
+    seen = {}
+    for o in objects:
+        if o.basename in seen:
+            fail("two objects named %s: %s and %s" % (o.basename, seen[o.basename], o.path))
+        seen[o.basename] = o.path
+
+    # Objects, not archives: every one is archived and linked, used or not.
+    outputs = cc_common.create_compilation_outputs(
+        objects = depset(objects),
+        pic_objects = depset(objects),
+    )
+    context, _ = cc_common.create_linking_context_from_compilation_outputs(
+        actions = ctx.actions,
+        feature_configuration = features,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = outputs,
+        name = "confine",
+        disallow_dynamic_library = True,
+    )
+    archive = None
+    for linker_input in context.linker_inputs.to_list():
+        for library in linker_input.libraries:
+            archive = archive or library.static_library or library.pic_static_library
+    dylib = cc_common.link(
+        actions = ctx.actions,
+        name = "confine",
+        feature_configuration = features,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = outputs,
+        user_link_flags = ["-Wl,-install_name," + INSTALL_NAME] + flags,
+        output_type = "dynamic_library",
+    ).library_to_link
+    dylib = dylib.resolved_symlink_dynamic_library or dylib.dynamic_library
+    return [DefaultInfo(files = depset([archive, dylib]))]
+
+macos_library = rule(
+    implementation = _impl,
+    attrs = {
+        "_lib": attr.label(default = "//:confine", providers = [CcInfo]),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    },
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+)
