@@ -45,6 +45,7 @@ struct child_plan {
 	const struct seccomp_prog *seccomp;
 	const struct confine_limits *limits;
 	bool rlimit_nproc;        /* processes bound by RLIMIT_NPROC, not a cgroup */
+	bool subreaper;           /* the shepherd collects the job's orphans */
 	const char *remove_root;  /* a fresh root the shepherd removes on request */
 	const char *remove_tmp;   /* the private tmp it removes with it */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */

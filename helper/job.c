@@ -521,16 +521,20 @@ plan_limits(struct plan *p, struct job *j, const struct spec *s,
     const struct job_env *env, const char **why)
 {
 #ifdef __linux__
+	/* None for the macOS path: as where there are no cgroups. */
+	static const struct cgroup_env none = { -1, false, -1, -1, "" };
+	const struct cgroup_env *cg = env->group_proof_only ? &none : &env->cg;
 	int rc, i;
 
+	p->child.subreaper = !env->group_proof_only;
 	/* Refused before any cgroup is made. */
-	if (s->limits.processes > 0 && env->cg.pids < 0) {
+	if (s->limits.processes > 0 && cg->pids < 0) {
 		if (geteuid() == 0)
 			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
 			    "cgroup, not available here");
 		p->child.rlimit_nproc = true;
 	}
-	rc = cgroup_job_create(&env->cg, &j->cg, s->limits.memory,
+	rc = cgroup_job_create(cg, &j->cg, s->limits.memory,
 	    s->limits.processes, why);
 	if (rc != 0) {
 		if (*why == NULL)
@@ -637,6 +641,7 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 		return rc;
 	}
 	j->sys = env->sys ? env->sys : &job_sys_real;
+	j->group_only = env->group_proof_only;
 	j->unwatch = env->unwatch;
 	j->unwatch_arg = env->unwatch_arg;
 	pid = fork();
@@ -819,6 +824,8 @@ static enum confine_proof
 proven(const struct job *j)
 {
 #ifdef __linux__
+	if (j->group_only)
+		return CONFINE_PROOF_PGID;
 	return j->cg.events >= 0 ? CONFINE_PROOF_CGROUP : CONFINE_PROOF_SUBREAPER;
 #else
 	(void)j;

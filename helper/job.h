@@ -42,6 +42,12 @@ struct job_env {
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 #endif
 	const struct job_sys *sys;       /* NULL: the real calls */
+	/*
+	 * Settle as the macOS helper does, where neither exists: no
+	 * subreaper, no cgroup, kill(-pgid, 0) the one proof (proof: pgid).
+	 * Always so off Linux; on Linux for the tests of that path.
+	 */
+	bool group_proof_only;
 	/* Called with a shepherd's socket just before it is closed. */
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;
@@ -94,6 +100,7 @@ struct job {
 #ifdef __linux__
 	struct cgroup_job cg;          /* the job's cgroups, if any */
 #endif
+	bool group_only;               /* env's group_proof_only */
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
 	char *tmp;                     /* its private tmp, or NULL */

@@ -511,7 +511,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	if (setpgid(0, 0) != 0)
 		setup_failed(&s, errno);
 #ifdef __linux__
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+	if (plan->subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		setup_failed(&s, errno);
 #endif
 	if ((rc = fd_pipe(s.sigp)) != 0 || (rc = fd_nonblock(s.sigp[0])) != 0 ||
