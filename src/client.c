@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -656,6 +657,11 @@ reap_child(struct confine *c, bool wait_long)
 {
 	int64_t until = clock_ns() + CLOSE_TIMEOUT_MS * 1000000LL;
 	pid_t got;
+#ifdef SYS_pidfd_open
+	/* Woken by its exit, not by a clock: no polling for it. */
+	int pfd = c->child > 0 && wait_long ?
+	    (int)syscall(SYS_pidfd_open, c->child, 0) : -1;
+#endif
 
 	if (c->child <= 0)
 		return;
@@ -669,8 +675,20 @@ reap_child(struct confine *c, bool wait_long)
 			proc_reap(c->child, NULL);
 			break;
 		}
+#ifdef SYS_pidfd_open
+		if (pfd >= 0) {
+			struct pollfd p = { pfd, POLLIN, 0 };
+
+			(void)poll(&p, 1, ms_until(until));
+			continue;
+		}
+#endif
 		usleep(1000);
 	}
+#ifdef SYS_pidfd_open
+	if (pfd >= 0)
+		close(pfd);
+#endif
 	c->child = 0;
 }
 

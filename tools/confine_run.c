@@ -55,6 +55,7 @@ static const char usage_text[] =
     "      --backend NAME    auto, landlock, seatbelt or none (default: auto)\n"
     "      --helper PATH     exec this confine-helper (default: fork our own)\n"
     "      --connect SOCKET  use the confine-helper listening on SOCKET\n"
+    "                        (default: $CONFINE_SOCKET, if set)\n"
     "      --result FILE     write the settlement as JSON to FILE\n"
     "                        (-: to stdout, after the job's own output)\n"
     "  -v, --verbose         say how it settled even when it completed\n"
@@ -432,6 +433,14 @@ parse(int argc, char **argv, struct opts *o)
 		die("no program to run (see confine-run --help)");
 	if (o->helper != NULL && o->socket != NULL)
 		die("--helper and --connect exclude each other");
+	/*
+	 * A standalone helper that is already running, when the environment
+	 * names one and the command line asks for no other: nothing to start
+	 * and stop per run.
+	 */
+	if (o->helper == NULL && o->socket == NULL &&
+	    getenv("CONFINE_SOCKET") != NULL && *getenv("CONFINE_SOCKET") != '\0')
+		o->socket = getenv("CONFINE_SOCKET");
 	if (o->scratch == NULL && o->backend != CONFINE_BACKEND_NONE)
 		die("--scratch DIR is required unless --backend none");
 	o->argv = argv + optind;

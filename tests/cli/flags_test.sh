@@ -225,12 +225,22 @@ case_connect_uses_the_helper_listening_there() {
 		sleep 0.05
 	done
 	cr -s "$S" --connect "$sock" -- "$FIX" write "$S/f"
+	st1=$st
+	# The same helper named by CONFINE_SOCKET: two peers admitted in all.
+	CONFINE_SOCKET=$sock "$RUN" -s "$S" -- "$FIX" write "$S/g" </dev/null \
+	    >"$T/out" 2>"$T/err"
+	st2=$?
 	kill -TERM "$hpid"
 	wait "$hpid"
 	hst=$?
 	rm -rf "$d"
+	st=$st1
 	expect_status 0
-	[ -e "$S/f" ] || fail "the job did not run"
+	st=$st2
+	expect_status 0
+	[ -e "$S/f" ] && [ -e "$S/g" ] || fail "the jobs did not run"
+	[ "$(grep -c ': admitted$' "$T/helper.err")" -eq 2 ] ||
+		fail "not both through the listening helper: $(cat "$T/helper.err")"
 	[ "$hst" -eq 0 ] || fail "the helper exited $hst"
 }
 
