@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
+#ifdef __linux__
+#include <sys/syscall.h>  /* SYS_pidfd_open */
+#endif
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
