@@ -108,6 +108,28 @@ a_job_has_a_tmp_of_its_own(void **state)
 	free(scratch);
 }
 
+/* Left empty, it goes as surely as when full (the helper's own rmdir). */
+static void
+an_empty_tmp_goes_too(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), *tmp;
+	struct hu_job j;
+	int before = tmps_in_base();
+
+	sh_job(&j, scratch, "test -d /tmp && test -z \"$(ls -A /tmp)\"");
+	assert_int_equal(hu_spawn(c, &j), 0);
+	tmp = strdup(confine_job_tmp(j.job));
+	assert_true(tu_exists(tmp));
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(j.r.tmp_kept, 0);
+	assert_false(tu_exists(tmp));
+	assert_int_equal(tmps_in_base(), before);
+	hu_free(&j);
+	free(tmp);
+	free(scratch);
+}
+
 /* Something of it may still write there: kept, and said so. */
 static void
 it_is_kept_when_the_job_is_uncertain(void **state)
@@ -260,6 +282,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_job_has_a_tmp_of_its_own),
+		cmocka_unit_test(an_empty_tmp_goes_too),
 		cmocka_unit_test(it_is_kept_when_the_job_is_uncertain),
 		cmocka_unit_test(what_the_job_names_beneath_tmp_stays_in_sight),
 		cmocka_unit_test(no_tmp_means_the_hosts_read_only_tmp),
