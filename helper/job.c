@@ -75,8 +75,7 @@ job_env_init(struct job_env *env)
 	env->tmp_base = tmp_base();
 #ifdef __linux__
 	env->landlock_abi = landlock_abi();
-	if (seccomp_build(&env->seccomp) != 0)
-		env->seccomp.count = 0;
+	seccomp_program(&env->seccomp);
 	cgroup_env_init(&env->cg);
 #else
 	env->landlock_abi = -ENOSYS;
@@ -89,7 +88,6 @@ job_env_fini(struct job_env *env)
 	free(env->tmp_base);
 	env->tmp_base = NULL;
 #ifdef __linux__
-	seccomp_free(&env->seccomp);
 	cgroup_env_fini(&env->cg);
 #endif
 	(void)env;

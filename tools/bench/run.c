@@ -256,13 +256,9 @@ run_floor_confined_init(const char *scratch)
 		    "old or absent\n", abi);
 		return -1;
 	}
-	if (seccomp_build(&floor_sc) != 0) {
-		fprintf(stderr, "bench: floor-confined: no seccomp filter\n");
-		return -1;
-	}
+	seccomp_program(&floor_sc);
 	if ((floor_root = realpath(scratch, NULL)) == NULL) {
 		perror("bench: floor-confined: realpath");
-		seccomp_free(&floor_sc);
 		return -1;
 	}
 	floor_policy.scratch = floor_root;
@@ -280,7 +276,6 @@ run_floor_confined_init(const char *scratch)
 void
 run_floor_confined_fini(void)
 {
-	seccomp_free(&floor_sc);
 	free(floor_root);
 	floor_root = NULL;
 }

@@ -1,0 +1,208 @@
+/*
+ * The seccomp filter's rules, compiled by libseccomp: at build time, by
+ * seccomp_gen, into the program every helper loads (seccomp_bpf.c), and by
+ * the test that holds the two equal. No helper links libseccomp.
+ */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "helper/seccomp_rules.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Refused outright with EPERM. Each row of docs/linux-contract.md's
+ * seccomp table says why; most also need a capability the job no longer
+ * has, and are refused here all the same, so that no capability left by
+ * mistake could reach them.
+ */
+static const char *const refused[] = {
+	/* the network: a socket of its own, and addressing one outside */
+	"socket", "connect", "listen",
+	/* asynchronous I/O that bypasses this filter */
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	/* host-wide state: names, clocks, power, swap, modules, accounting */
+	"sethostname", "setdomainname", "settimeofday", "clock_settime",
+	"clock_adjtime", "adjtimex", "reboot", "swapon", "swapoff",
+	"init_module", "finit_module", "delete_module", "kexec_load",
+	"kexec_file_load", "acct", "quotactl", "quotactl_fd", "syslog",
+	"vhangup", "iopl", "ioperm", "modify_ldt",
+	/* the file system's shape, and files by handle */
+	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
+	"fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+	"open_by_handle_at", "name_to_handle_at",
+	/* namespaces: the job's view of the machine is the one it was given */
+	"unshare", "setns",
+	/* kernel attack surface Docker's default profile refuses too */
+	"add_key", "request_key", "keyctl", "bpf", "perf_event_open",
+	"userfaultfd", "process_vm_readv", "process_vm_writev",
+	"lookup_dcookie", "uselib", "ustat", "sysfs", "_sysctl",
+	"nfsservctl", "create_module", "get_kernel_syms", "query_module",
+};
+
+/* Namespace flags clone() may not take (clone3 is ENOSYS, below). */
+static const unsigned long clone_new[] = {
+	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
+	CLONE_NEWNET, CLONE_NEWCGROUP,
+};
+
+/* Calls that name a process by number: only the caller's own (0). */
+static const char *const self_only[] = {
+	"sched_setaffinity", "sched_setscheduler", "sched_setparam",
+	"sched_setattr",
+};
+
+static int
+rule(scmp_filter_ctx ctx, int err, const char *name, unsigned n,
+    const struct scmp_arg_cmp *cmp)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return -EINVAL;
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, cmp);
+}
+
+#define RULE0(ctx, name) rule((ctx), EPERM, (name), 0, NULL)
+#define RULE(ctx, name, ...) rule((ctx), EPERM, (name),                  \
+	NELEM(((const struct scmp_arg_cmp[]){ __VA_ARGS__ })),              \
+	(const struct scmp_arg_cmp[]){ __VA_ARGS__ })
+
+static int
+add_rules(scmp_filter_ctx ctx)
+{
+	/* ioctl's cmd is an int: compare its low 32 bits only. */
+	static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX };
+	size_t i;
+	int rc;
+
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS);
+	/* A binary tree over the syscall numbers, not a chain of ~90 tests. */
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	for (i = 0; rc == 0 && i < NELEM(refused); i++)
+		rc = RULE0(ctx, refused[i]);
+	for (i = 0; rc == 0 && i < NELEM(tty_inject); i++)
+		rc = RULE(ctx, "ioctl",
+		    SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_inject[i]));
+	/*
+	 * clone3's flags are in memory, out of a filter's reach: ENOSYS, so
+	 * that the C library falls back to clone(), whose flags it can see.
+	 */
+	if (rc == 0)
+		rc = rule(ctx, ENOSYS, "clone3", 0, NULL);
+	for (i = 0; rc == 0 && i < NELEM(clone_new); i++)
+		rc = RULE(ctx, "clone",
+		    SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_new[i], clone_new[i]));
+	/*
+	 * Device nodes: a job makes none, anywhere (a whiteout, 0:0, is a
+	 * character device too, and refused with them).
+	 */
+	for (i = 0; rc == 0 && i < 4; i++) {
+		/* mknod's mode is argument 1, mknodat's 2; the mask is 32-bit. */
+		struct scmp_arg_cmp mode = { .arg = i < 2 ? 1 : 2,
+			.op = SCMP_CMP_MASKED_EQ, .datum_a = S_IFMT,
+			.datum_b = i % 2 ? S_IFBLK : S_IFCHR };
+
+		rc = rule(ctx, EPERM, i < 2 ? "mknod" : "mknodat", 1, &mode);
+	}
+	/*
+	 * A pair of the job's own unix sockets, stream or seqpacket: connected
+	 * to each other, they address nothing else. A datagram one could send
+	 * to any socket by its name (sendmsg's address is out of reach).
+	 */
+	if (rc == 0)
+		rc = RULE(ctx, "socketpair", SCMP_A0_64(SCMP_CMP_NE, AF_UNIX));
+	if (rc == 0)
+		rc = RULE(ctx, "socketpair",
+		    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+	/* sendto with an address; without one it is send(). */
+	if (rc == 0)
+		rc = RULE(ctx, "sendto", SCMP_A4_64(SCMP_CMP_NE, 0));
+	/*
+	 * Another process's limits and scheduling. A nonzero 64-bit value is
+	 * refused whatever its low half says; "which" is compared as the
+	 * 32-bit int the kernel reads.
+	 */
+	for (i = 0; rc == 0 && i < NELEM(self_only); i++)
+		rc = RULE(ctx, self_only[i], SCMP_A0_64(SCMP_CMP_NE, 0));
+	if (rc == 0)
+		rc = RULE(ctx, "prlimit64", SCMP_A0_64(SCMP_CMP_NE, 0),
+		    SCMP_A2_64(SCMP_CMP_NE, 0));
+	if (rc == 0)
+		rc = RULE(ctx, "setpriority", SCMP_A1_64(SCMP_CMP_NE, 0));
+	if (rc == 0)
+		rc = RULE(ctx, "setpriority",
+		    SCMP_A0_32(SCMP_CMP_EQ, PRIO_USER));
+	if (rc == 0)
+		rc = RULE(ctx, "ioprio_set", SCMP_A1_64(SCMP_CMP_NE, 0));
+	if (rc == 0)
+		rc = RULE(ctx, "ioprio_set", SCMP_A0_32(SCMP_CMP_EQ, 3));
+	return rc;  /* 3: IOPRIO_WHO_USER, which glibc does not define */
+}
+
+int
+seccomp_compile(struct sock_filter **insns, unsigned short *count)
+{
+	scmp_filter_ctx ctx;
+	struct stat st;
+	void *buf = NULL;
+	int fd = -1, rc;
+
+	*insns = NULL;
+	*count = 0;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL)
+		return -ENOMEM;
+	rc = add_rules(ctx);
+	if (rc != 0)
+		goto out;
+	fd = memfd_create("confine-seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = seccomp_export_bpf(ctx, fd);
+	if (rc != 0)
+		goto out;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
+	    st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		rc = -EINVAL;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size);
+	if (buf == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		rc = -EIO;
+		goto out;
+	}
+	*insns = buf;
+	*count = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	buf = NULL;
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	return rc;
+}
