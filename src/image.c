@@ -34,9 +34,9 @@ make(void)
 		    MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	while (off < confine_helper_image_len) {
-		n = write(fd, confine_helper_image + off,
-		    confine_helper_image_len - off);
+	while (off < image_len) {
+		n = write(fd, image_bytes + off,
+		    image_len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

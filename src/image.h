@@ -13,8 +13,8 @@
 #define CONFINE_HIDDEN __attribute__((visibility("hidden")))
 
 /* tools/image_c.sh's output, in //helper:image. */
-extern CONFINE_HIDDEN const unsigned char confine_helper_image[];
-extern CONFINE_HIDDEN const size_t confine_helper_image_len;
+extern CONFINE_HIDDEN const unsigned char image_bytes[];
+extern CONFINE_HIDDEN const size_t image_len;
 
 /*
  * A path that execs the image, "/proc/self/fd/N", valid in this process

@@ -2,7 +2,7 @@
 
 confine_dist lays out, beneath a directory named after the target, what
 goes beneath PREFIX: lib/libconfine.so (with a soname) and lib/libconfine.a
-holding every object of //:confine, bin/confine-run, libexec/confine-helper,
+holding every object of //src:client as one (only confine_* names global), bin/confine-run, libexec/confine-helper,
 the header and the manual pages; beside them the files prefix, soname and
 libs.private that tools/install-dist.sh reads. Its configuration drops any
 sanitizer (an installed library is linked by plain cc) and compiles the
@@ -82,13 +82,82 @@ def _archive(ctx, cc_toolchain, objects, out):
         progress_message = "Archiving " + out.short_path,
     )
 
-def _link(ctx, cc_toolchain, objects, flags):
-    features = cc_common.configure_features(
+def _features(ctx, cc_toolchain):
+    return cc_common.configure_features(
         ctx = ctx,
         cc_toolchain = cc_toolchain,
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
+
+def localize(ctx, cc_toolchain, objects, out):
+    """Archives objects as one, where only confine_* names stay global.
+
+    ld -r binds the library's own references to each other; objcopy then
+    makes every other defined name local, so a host's own serve, fd_close
+    or job_start can neither collide with the library's nor be called by it.
+    """
+    merged = ctx.actions.declare_file(out.basename + ".merged.o", sibling = out)
+    local = ctx.actions.declare_file("confine.o", sibling = out)
+    tools = depset(objects, transitive = [cc_toolchain.all_files])
+    ctx.actions.run(
+        executable = cc_toolchain.ld_executable,
+        arguments = ["-r", "-o", merged.path] + [o.path for o in objects],
+        inputs = tools,
+        outputs = [merged],
+        mnemonic = "ConfineMerge",
+        progress_message = "Merging the objects of " + out.short_path,
+    )
+    ctx.actions.run(
+        executable = cc_toolchain.objcopy_executable,
+        arguments = ["--wildcard", "--keep-global-symbol=confine_*", merged.path, local.path],
+        inputs = depset([merged], transitive = [cc_toolchain.all_files]),
+        outputs = [local],
+        mnemonic = "ConfineLocalize",
+        progress_message = "Localizing the internal names of " + out.short_path,
+    )
+    _archive(ctx, cc_toolchain, [local], out)
+
+def _local_library_impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    objects, flags = _objects_and_flags(ctx.attr.lib)
+    archive = ctx.actions.declare_file("lib%s.a" % ctx.label.name)
+    localize(ctx, cc_toolchain, objects, archive)
+    features = _features(ctx, cc_toolchain)
+    library = cc_common.create_library_to_link(
+        actions = ctx.actions,
+        feature_configuration = features,
+        cc_toolchain = cc_toolchain,
+        static_library = archive,
+    )
+    linker_input = cc_common.create_linker_input(
+        owner = ctx.label,
+        libraries = depset([library]),
+        user_link_flags = depset(flags),
+    )
+    return [
+        DefaultInfo(files = depset([archive]), runfiles = ctx.runfiles(files = [archive])),
+        CcInfo(
+            compilation_context = ctx.attr.lib[CcInfo].compilation_context,
+            linking_context = cc_common.create_linking_context(
+                linker_inputs = depset([linker_input]),
+            ),
+        ),
+    ]
+
+# lib, linked as one object whose only global names are confine_*.
+confine_local_library = rule(
+    implementation = _local_library_impl,
+    attrs = {
+        "lib": attr.label(mandatory = True, providers = [CcInfo]),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    },
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+)
+
+def _link(ctx, cc_toolchain, objects, flags):
+    features = _features(ctx, cc_toolchain)
     out = cc_common.link(
         actions = ctx.actions,
         name = "confine_" + ctx.label.name,
@@ -125,7 +194,7 @@ def _dist_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
     objects, flags = _objects_and_flags(ctx.attr._lib)
     archive = ctx.actions.declare_file(ctx.label.name + "/lib/libconfine.a")
-    _archive(ctx, cc_toolchain, objects, archive)
+    localize(ctx, cc_toolchain, objects, archive)
     outs = [archive]
     _place(ctx, outs, "lib/libconfine.so", _link(ctx, cc_toolchain, objects, flags))
     _place(ctx, outs, "bin/confine-run", ctx.executable._run)
@@ -145,7 +214,8 @@ confine_dist = rule(
     attrs = {
         # Empty: --//tools:prefix decides.
         "prefix": attr.string(),
-        "_lib": attr.label(default = "//:confine", providers = [CcInfo]),
+        # The client's own objects: //:confine is them, localized.
+        "_lib": attr.label(default = "//src:client", providers = [CcInfo]),
         "_run": attr.label(default = "//tools:confine-run", executable = True, cfg = "target"),
         "_helper": attr.label(default = "//helper:confine-helper", executable = True, cfg = "target"),
         "_header": attr.label(default = "//:include/confine/confine.h", allow_single_file = [".h"]),

@@ -37,13 +37,18 @@ case_every_file_is_in_place() {
 		fail "libconfine.so does not point at libconfine.so.0"
 }
 
+# The functions the installed header declares, one a line.
+header_api() {
+	grep -E '^[a-z].*confine_[a-z_]+\(' "$PREFIX/include/confine/confine.h" |
+		grep -oE 'confine_[a-z_]+\(' | tr -d '(' | sort -u
+}
+
 case_library_has_a_soname_and_exports_only_the_api() {
 	readelf -d "$PREFIX/lib/libconfine.so.$VERSION" >"$T/dyn"
 	grep -q 'Library soname: \[libconfine.so.0\]' "$T/dyn" || fail "no soname"
 	! grep -q 'NEEDED.*libasan\|NEEDED.*libubsan\|NEEDED.*libtsan' "$T/dyn" ||
 		fail "the installed library needs a sanitizer"
-	grep -E '^[a-z].*confine_[a-z_]+\(' "$PREFIX/include/confine/confine.h" |
-		grep -oE 'confine_[a-z_]+\(' | tr -d '(' | sort -u >"$T/api"
+	header_api >"$T/api"
 	nm -D --defined-only "$PREFIX/lib/libconfine.so.$VERSION" |
 		awk '$2 ~ /^[TDBRW]$/ { print $3 }' | sort -u >"$T/exported"
 	[ -s "$T/api" ] || fail "no functions found in the header"
@@ -93,6 +98,28 @@ case_static_consumer_needs_no_libconfine_at_run_time() {
 	! readelf -d "$T/consumer" | grep -q 'NEEDED.*libconfine' ||
 		fail "linked against libconfine.so"
 	consume "$T/consumer" "$S" "$T/outside/f" "$PREFIX/libexec/confine-helper"
+}
+
+case_static_archive_defines_only_the_api() {
+	header_api >"$T/api"
+	nm -g --defined-only "$PREFIX/lib/libconfine.a" |
+		awk 'NF == 3 { print $3 }' | sort -u >"$T/global"
+	[ -s "$T/api" ] || fail "no functions found in the header"
+	diff "$T/api" "$T/global" >"$T/out" ||
+		fail "libconfine.a defines names (>) that are not the header's (<)"
+}
+
+# Its own serve, fd_socketpair, settle_select...: it links, and the
+# library's calls reach the library's own.
+case_static_host_with_the_librarys_internal_names_runs_a_job() {
+	libs=$(pkg-config --static --libs-only-l confine | sed 's/-lconfine//')
+	# shellcheck disable=SC2046,SC2086
+	cc -std=c11 -Wall -Wextra -Werror -o "$T/names" \
+	    "$ROOT/tests/consumers/names.c" $(pkg-config --cflags confine) \
+	    "$PREFIX/lib/libconfine.a" $libs >"$T/err" 2>&1 ||
+		fail "cc failed: $(cat "$T/err")"
+	"$T/names" "$S" >"$T/out" 2>"$T/err" || fail "names failed: $(cat "$T/err")"
+	expect_out "^names: completed\$"
 }
 
 case_installed_confine_run_runs_a_job() {

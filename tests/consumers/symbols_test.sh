@@ -1,0 +1,19 @@
+#!/bin/sh
+# symbols_test.sh ARCHIVE HEADER: the names ARCHIVE (the Bazel library's
+# own archive, //:client_local) defines globally are exactly the
+# functions of the header; every other name of the library is local.
+archive=$1 header=$2
+T=${TEST_TMPDIR:?}
+grep -E '^[a-z].*confine_[a-z_]+\(' "$header" | grep -oE 'confine_[a-z_]+\(' |
+	tr -d '(' | sort -u >"$T/api"
+nm -g --defined-only "$archive" | awk 'NF == 3 { print $3 }' | sort -u >"$T/global"
+[ -s "$T/api" ] || { echo "no functions found in $header"; exit 1; }
+[ -s "$T/global" ] || { echo "$archive defines no global name"; exit 1; }
+if ! diff "$T/api" "$T/global"; then
+	echo "$archive: its global names (>) are not the header's functions (<)"
+	exit 1
+fi
+# And the internal ones are there, local: the archive is the library.
+nm --defined-only "$archive" | grep -q ' t fd_socketpair$' ||
+	{ echo "$archive: no local fd_socketpair: not the client's objects?"; exit 1; }
+echo "symbols: $(wc -l <"$T/global") global, all the header's"
