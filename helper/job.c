@@ -650,14 +650,18 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	rc = pid < 0 ? -errno : 0;
 	close(sv[1]);
 	result_init(&j->result, p.child.backend);
-	/* The root the job writes into, for the host: the plan's goes. */
+	/*
+	 * The root and the tmp the job writes into, for the host: the plan's,
+	 * taken (a copy that failed would lose them, and their removal).
+	 */
 	j->fresh = s->fresh_scratch;
-	j->root = p.scratch ? strdup(p.scratch) : NULL;
-	j->tmp = p.tmp ? strdup(p.tmp) : NULL;
+	j->root = p.scratch;
+	j->tmp = p.tmp;
+	p.scratch = p.tmp = NULL;
 	if (rc != 0 && p.fresh_made)
-		(void)rmdir(p.scratch);
-	if (rc != 0 && p.tmp != NULL)
-		(void)rmdir(p.tmp);
+		(void)rmdir(j->root);
+	if (rc != 0 && j->tmp != NULL)
+		(void)rmdir(j->tmp);
 	plan_free(&p);
 #ifdef __linux__
 	/* The shepherd has them now; ours would keep nothing alive but fds. */

@@ -232,11 +232,14 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 		if (j != NULL && j->state != J_SENT)
 			return -EPROTO;
 		if (j != NULL) {
+			j->scratch = strdup(scratch);
+			j->tmp = strdup(tmp);
+			/* Not a job whose root reads as "": the connection ends. */
+			if (j->scratch == NULL || j->tmp == NULL)
+				return -ENOMEM;
 			j->state = J_STARTED;
 			j->result.pid = pid;
 			j->result.pgid = pgid;
-			j->scratch = strdup(scratch);
-			j->tmp = strdup(tmp);
 		}
 		return 0;
 	case WIRE_SETTLED:

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
@@ -35,6 +36,26 @@ realloc(void *p, size_t n)
 	if (next == NULL)
 		next = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
 	return next(p, n);
+}
+
+/* The string the client's strdup fails for, once set. */
+static const char *volatile refuse_copy;
+
+char *strdup(const char *s);
+
+char *
+strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d;
+
+	if (refuse_copy != NULL && strcmp(s, refuse_copy) == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if ((d = malloc(n)) != NULL)
+		memcpy(d, s, n);
+	return d;
 }
 
 static void
@@ -58,11 +79,48 @@ a_buffer_that_cannot_grow_ends_the_connection(void **state)
 	free(scratch);
 }
 
+/*
+ * The job's root, as STARTED names it, not copied: the connection ends,
+ * and the job, which may have started, is Uncertain(helper lost), never a
+ * job that reads as started with no root.
+ */
+static void
+a_root_that_cannot_be_copied_ends_the_connection(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), *root = realpath(scratch, NULL);
+	struct confine *c;
+	struct hu_job j;
+
+	assert_non_null(root);
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&j, scratch, "exit", "0", NULL);
+	refuse_copy = root;
+	assert_int_equal(hu_spawn(c, &j), 0);
+	refuse_copy = NULL;
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
+	assert_int_equal(j.r.reason, CONFINE_REASON_HELPER_LOST);
+	hu_free(&j);
+	confine_close(c);
+	/* A copy again: a helper serves, and names the root. */
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&j, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_spawn(c, &j), 0);
+	assert_string_equal(confine_job_scratch(j.job), root);
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+	confine_close(c);
+	free(root);
+	free(scratch);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_buffer_that_cannot_grow_ends_the_connection),
+		cmocka_unit_test(a_root_that_cannot_be_copied_ends_the_connection),
 	};
 
 	hu_setup();
