@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -67,6 +68,54 @@ tmp_base(void)
 	return base;
 }
 
+#ifdef __linux__
+static bool
+listed(char *const *v, size_t n, const char *s)
+{
+	while (n-- > 0)
+		if (strcmp(v[n], s) == 0)
+			return true;
+	return false;
+}
+
+static void
+add_sysread(struct job_env *env, const char *path, size_t cap)
+{
+	char *c = realpath(path, NULL);
+
+	if (c == NULL || env->nsysreads == cap ||
+	    listed(env->sysreads, env->nsysreads, c))
+		free(c);
+	else
+		env->sysreads[env->nsysreads++] = c;
+}
+
+/* The system trees as this machine has them, once (a glob per '*'). */
+static void
+sysreads_init(struct job_env *env)
+{
+	const size_t cap = 128;
+	const char *const *e;
+	glob_t g;
+	size_t i;
+
+	env->nsysreads = 0;
+	if ((env->sysreads = calloc(cap, sizeof(*env->sysreads))) == NULL)
+		return;
+	for (e = policy_system_reads; *e != NULL; e++) {
+		if (strchr(*e, '*') == NULL) {
+			add_sysread(env, *e, cap);
+			continue;
+		}
+		if (glob(*e, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (i = 0; i < g.gl_pathc; i++)
+			add_sysread(env, g.gl_pathv[i], cap);
+		globfree(&g);
+	}
+}
+#endif
+
 void
 job_env_init(struct job_env *env)
 {
@@ -77,6 +126,7 @@ job_env_init(struct job_env *env)
 	env->landlock_abi = landlock_abi();
 	seccomp_program(&env->seccomp);
 	cgroup_env_init(&env->cg);
+	sysreads_init(env);
 #else
 	env->landlock_abi = -ENOSYS;
 #endif
@@ -89,6 +139,10 @@ job_env_fini(struct job_env *env)
 	env->tmp_base = NULL;
 #ifdef __linux__
 	cgroup_env_fini(&env->cg);
+	while (env->nsysreads > 0)
+		free(env->sysreads[--env->nsysreads]);
+	free(env->sysreads);
+	env->sysreads = NULL;
 #endif
 	(void)env;
 }
@@ -103,6 +157,9 @@ struct plan {
 	char *scratch;
 	char *devices[SPEC_MAX_DEVICES];
 	size_t ndevices;
+	char *readable[SPEC_MAX_READABLE];  /* the spec's, canonical */
+	size_t nreadable;
+	const char **reads;    /* those and the system trees: the policy's */
 	const char *launcher;  /* seatbelt: checked, its argv built last */
 	char **launcher_argv;
 	bool fresh_made;       /* scratch is a directory we made */
@@ -128,6 +185,9 @@ plan_free(struct plan *p)
 	free(p->scratch);
 	for (i = 0; i < p->ndevices; i++)
 		free(p->devices[i]);
+	for (i = 0; i < p->nreadable; i++)
+		free(p->readable[i]);
+	free(p->reads);
 	free(p->launcher_argv);
 	free(p->tmp);
 	free(p->keep[0]);
@@ -151,20 +211,27 @@ resolve(enum confine_backend b)
 
 #define REFUSE(err, what) do { *why = (what); return (err); } while (0)
 
+/* path resolved, in *out (the caller frees it), and what it is. */
 static int
-canonical_dir(const char *path, char **out, struct stat *st)
+canonical(const char *path, char **out, struct stat *st)
 {
 	*out = realpath(path, NULL);
 	if (*out == NULL)
 		return -errno;
-	if (stat(*out, st) != 0)
-		return -errno;
-	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+	return stat(*out, st) == 0 ? 0 : -errno;
 }
 
-/* What the job's user may write: checked as that user (ident_enter). */
 static int
-writable(const char *path, int mode)
+canonical_dir(const char *path, char **out, struct stat *st)
+{
+	int rc = canonical(path, out, st);
+
+	return rc != 0 ? rc : S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+/* What the job's user may do to path: checked as that user (ident_enter). */
+static int
+permitted(const char *path, int mode)
 {
 	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0 ? 0 : -errno;
 }
@@ -188,19 +255,28 @@ make_fresh(char **path, const char *prefix)
 	return 0;
 }
 
+/* A tree or file the job's user may read (and, a directory, search). */
+static int
+canonical_readable(const char *path, char **out)
+{
+	struct stat st;
+	int rc = canonical(path, out, &st);
+
+	return rc != 0 ? rc :
+	    permitted(*out, S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK);
+}
+
 static int
 canonical_device(const char *path, char **out)
 {
 	struct stat st;
+	int rc = canonical(path, out, &st);
 
-	*out = realpath(path, NULL);
-	if (*out == NULL)
-		return -errno;
-	if (stat(*out, &st) != 0)
-		return -errno;
+	if (rc != 0)
+		return rc;
 	if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
 		return -EINVAL;
-	return writable(*out, W_OK);
+	return permitted(*out, W_OK);
 }
 
 /* Whether the backend can confine here; nothing is made yet. */
@@ -255,7 +331,7 @@ plan_paths(struct plan *p, const struct spec *s, const char **why)
 		rc = canonical_dir(s->scratch, &p->scratch, &p->root_st);
 		if (rc != 0)
 			REFUSE(rc, "the scratch root must be an existing directory");
-		if ((rc = writable(p->scratch, W_OK | X_OK)) != 0)
+		if ((rc = permitted(p->scratch, W_OK | X_OK)) != 0)
 			REFUSE(rc, s->fresh_scratch ? "the job's user may not make "
 			    "a fresh root in that scratch parent" : "the job's user "
 			    "may not write that scratch root");
@@ -268,6 +344,47 @@ plan_paths(struct plan *p, const struct spec *s, const char **why)
 		if (rc != 0)
 			REFUSE(rc, "a writable device must be one the job's user may write");
 	}
+	for (i = 0; i < s->nreadable; i++) {
+		rc = canonical_readable(s->readable[i], &p->readable[i]);
+		p->nreadable = i + 1;
+		if (rc == -ENOENT || rc == -ENOTDIR)
+			REFUSE(rc, "a readable tree must exist");
+		if (rc != 0)
+			REFUSE(rc, "a readable tree must be one the job's user may read");
+	}
+	return 0;
+}
+
+/*
+ * The trees the job may read, when its reads are narrowed: the spec's,
+ * and with Landlock the system trees (Seatbelt's are the profile's own).
+ */
+static int
+plan_reads(struct plan *p, const struct spec *s, const struct job_env *env)
+{
+	size_t i, n = 0, nsys = 0;
+
+	if (!s->read_narrow)
+		return 0;
+#ifdef __linux__
+	if (s->read_system && p->child.backend == CONFINE_BACKEND_LANDLOCK)
+		nsys = env->nsysreads;
+#else
+	(void)env;
+#endif
+	p->reads = calloc(p->nreadable + nsys + 1, sizeof(*p->reads));
+	if (p->reads == NULL)
+		return -ENOMEM;
+	for (i = 0; i < p->nreadable; i++)
+		p->reads[n++] = p->readable[i];
+#ifdef __linux__
+	for (i = 0; i < nsys; i++)
+		p->reads[n++] = env->sysreads[i];
+#endif
+	p->policy.read_narrow = true;
+	p->policy.read_system = s->read_system;
+	p->policy.readable = p->reads;
+	p->policy.nreadable = n;
 	return 0;
 }
 
@@ -314,6 +431,8 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 		return rc;
 	p->policy.devices = (const char *const *)p->devices;
 	p->policy.ndevices = p->ndevices;
+	if ((rc = plan_reads(p, s, env)) != 0)
+		REFUSE(rc, "no memory for the job's readable trees");
 	p->child.path = s->exe;
 	p->child.exe = s->exe;
 	p->child.argv = (char *const *)(uintptr_t)s->argv;
@@ -418,10 +537,18 @@ plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
 {
 	bool view = p->child.backend == CONFINE_BACKEND_LANDLOCK;
 	bool over = view && p->scratch != NULL && !within("/tmp", p->scratch);
+	size_t i;
 	int rc;
 
 	if (s->no_tmp)
 		return 0;
+	/* Its /tmp is the private one: the host's trees there are not seen. */
+	for (i = 0; over && i < p->nreadable; i++)
+		if (within(p->readable[i], "/tmp") &&
+		    !within(p->readable[i], p->scratch))
+			REFUSE(-EINVAL, "a readable tree beneath /tmp is out of the "
+			    "job's sight, its /tmp being private: use CONFINE_NO_TMP, "
+			    "or a tree elsewhere");
 	if (env->tmp_base == NULL)
 		REFUSE(-ENOTSUP, "no directory to make the job's private tmp in "
 		    "(the helper's TMPDIR or /tmp)");
@@ -452,7 +579,7 @@ plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
 		p->child.view.tmp.dev = p->tmp_st.st_dev;
 		p->child.view.tmp.ino = p->tmp_st.st_ino;
 		p->child.view.over_tmp = over;
-		for (int i = 0; i < 2; i++) {
+		for (i = 0; i < 2; i++) {
 			p->child.view.keep[i].path = p->keep[i];
 			p->child.view.keep[i].dev = p->keep_st[i].st_dev;
 			p->child.view.keep[i].ino = p->keep_st[i].st_ino;

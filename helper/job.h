@@ -40,6 +40,9 @@ struct job_env {
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
+	char **sysreads;                 /* policy_system_reads, resolved:
+	                                    canonical, present, no repeats */
+	size_t nsysreads;
 #endif
 	const struct job_sys *sys;       /* NULL: the real calls */
 	/*

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,7 +12,8 @@
 	LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | \
 	LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM)
 /* Rights that make sense on a file rather than a directory. */
-#define FS_FILE_ALL (LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define FS_FILE_ALL (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | \
+	LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
 int
 landlock_abi(void)
@@ -56,6 +58,7 @@ landlock_plan(int abi, struct landlock_plan *plan)
 		break;
 	}
 	plan->fs_file = plan->fs_handled & FS_FILE_ALL;
+	plan->fs_read = LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_EXECUTE;
 	/* No device node is made or used beneath it (its mount is nodev too). */
 	plan->fs_scratch = plan->fs_handled &
 	    ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV);
@@ -63,16 +66,23 @@ landlock_plan(int abi, struct landlock_plan *plan)
 	return abi < LANDLOCK_MIN_ABI ? -ENOTSUP : 0;
 }
 
+/* access beneath path; on a file, only the rights a file takes. */
 static int
 add_path(int ruleset, const char *path, uint64_t access)
 {
 	struct ll_path_beneath_attr attr;
+	struct stat st;
 	int fd, rc = 0;
 
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	attr.allowed_access = access;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	attr.allowed_access = S_ISDIR(st.st_mode) ? access : access & FS_FILE_ALL;
 	attr.parent_fd = fd;
 	if (syscall(LL_NR_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) != 0)
 		rc = -errno;
@@ -83,8 +93,9 @@ add_path(int ruleset, const char *path, uint64_t access)
 int
 landlock_apply(const struct landlock_plan *plan, const struct policy *p)
 {
+	uint64_t read = p->read_narrow ? plan->fs_read : 0;
 	struct ll_ruleset_attr attr = {
-		.handled_access_fs = plan->fs_handled,
+		.handled_access_fs = plan->fs_handled | read,
 		.handled_access_net = plan->net_handled,
 		.scoped = plan->scoped,
 	};
@@ -96,13 +107,15 @@ landlock_apply(const struct landlock_plan *plan, const struct policy *p)
 	ruleset = (int)syscall(LL_NR_CREATE_RULESET, &attr, sizeof(attr), 0);
 	if (ruleset < 0)
 		return -errno;
-	rc = add_path(ruleset, p->scratch, plan->fs_scratch);
+	rc = add_path(ruleset, p->scratch, plan->fs_scratch | read);
 	if (rc == 0 && p->tmp != NULL)
-		rc = add_path(ruleset, p->tmp, plan->fs_scratch);
+		rc = add_path(ruleset, p->tmp, plan->fs_scratch | read);
 	if (rc == 0)
-		rc = add_path(ruleset, "/dev/null", plan->fs_file);
+		rc = add_path(ruleset, "/dev/null", plan->fs_file | read);
 	for (i = 0; rc == 0 && i < p->ndevices; i++)
-		rc = add_path(ruleset, p->devices[i], plan->fs_file);
+		rc = add_path(ruleset, p->devices[i], plan->fs_file | read);
+	for (i = 0; rc == 0 && p->read_narrow && i < p->nreadable; i++)
+		rc = add_path(ruleset, p->readable[i], plan->fs_read);
 	if (rc == 0 && syscall(LL_NR_RESTRICT_SELF, ruleset, 0) != 0)
 		rc = -errno;
 	close(ruleset);

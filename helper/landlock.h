@@ -1,7 +1,8 @@
 /*
  * Landlock: writes only beneath the scratch root and to the named device
  * nodes, no TCP bind or connect, no abstract unix sockets or signals that
- * leave the job's domain.
+ * leave the job's domain; and, when the policy narrows them, reads and
+ * exec only beneath the writable trees and the readable ones.
  */
 #ifndef CONFINE_LANDLOCK_H
 #define CONFINE_LANDLOCK_H
@@ -21,6 +22,7 @@ struct landlock_plan {
 	uint64_t fs_handled;  /* every write-side right the ABI knows */
 	uint64_t fs_scratch;  /* beneath the scratch root: all but devices */
 	uint64_t fs_file;     /* the subset that applies to a device node */
+	uint64_t fs_read;     /* read a file, list a directory, execute */
 	uint64_t net_handled;
 	uint64_t scoped;
 };
@@ -37,8 +39,10 @@ int landlock_plan(int abi, struct landlock_plan *plan);
 /*
  * In the job's process, after fork: no_new_privs, then a ruleset granting
  * plan->fs_scratch beneath the scratch root and plan->fs_file on /dev/null
- * and each device node, then landlock_restrict_self. Returns 0 or -errno;
- * on error the caller must not exec.
+ * and each device node, then landlock_restrict_self. With reads narrowed
+ * the ruleset handles plan->fs_read too, granted with those and on each
+ * readable tree (on a file, its file rights). Returns 0 or -errno; on
+ * error the caller must not exec.
  */
 int landlock_apply(const struct landlock_plan *plan, const struct policy *p);
 

@@ -911,8 +911,12 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 	s.no_tmp = (ps->flags & CONFINE_NO_TMP) != 0;
 	s.set_tmpdir = (ps->flags & CONFINE_SET_TMPDIR) != 0;
 	s.set_home = (ps->flags & CONFINE_SET_HOME) != 0;
+	s.readable = ps->readable;
+	s.nreadable = count(ps->readable);
+	s.read_system = (ps->flags & CONFINE_READ_SYSTEM) != 0;
+	s.read_narrow = ps->readable != NULL || s.read_system;
 	if ((ps->flags & ~(CONFINE_FRESH_SCRATCH | CONFINE_NO_TMP |
-	    CONFINE_SET_TMPDIR | CONFINE_SET_HOME)) != 0)
+	    CONFINE_SET_TMPDIR | CONFINE_SET_HOME | CONFINE_READ_SYSTEM)) != 0)
 		return fail(EINVAL, "unknown flags");
 	s.fd[0] = ps->stdin_fd;
 	s.fd[1] = ps->stdout_fd;

@@ -57,6 +57,15 @@ spec_check(const struct spec *s, const char **why)
 	for (i = 0; i < s->ndevices; i++)
 		if (s->devices == NULL || spec_check_path(s->devices[i]) != 0)
 			REFUSE(-EINVAL, "device nodes must be absolute paths");
+	if (s->nreadable > SPEC_MAX_READABLE)
+		REFUSE(-EINVAL, "too many readable trees");
+	for (i = 0; i < s->nreadable; i++)
+		if (s->readable == NULL || spec_check_path(s->readable[i]) != 0)
+			REFUSE(-EINVAL, "readable trees must be absolute paths");
+	if ((s->nreadable > 0 || s->read_system) && !s->read_narrow)
+		REFUSE(-EINVAL, "readable trees without narrowed reads");
+	if (s->read_narrow && s->backend == CONFINE_BACKEND_NONE)
+		REFUSE(-EINVAL, "backend none cannot narrow reads: it confines nothing");
 	if (s->launcher != NULL && spec_check_path(s->launcher) != 0)
 		REFUSE(-EINVAL, "launcher must be an absolute path");
 	if (s->deadline_ms < 0 || s->deadline_ms > SPEC_MAX_MS)

@@ -12,6 +12,7 @@
 #include "confine/confine.h"
 
 #define SPEC_MAX_DEVICES 16
+#define SPEC_MAX_READABLE 64
 #define SPEC_MAX_MS INT64_C(1000000000000) /* ~31 years: no ns overflow */
 #define SPEC_DEFAULT_LAUNCHER "/usr/bin/sandbox-exec"
 
@@ -34,6 +35,10 @@ struct spec {
 	bool no_tmp;                /* no private temporary directory */
 	bool set_tmpdir;            /* add TMPDIR to the environment */
 	bool set_home;              /* add HOME (the scratch root) to it */
+	const char *const *readable; /* trees it may read, absolute */
+	size_t nreadable;
+	bool read_narrow;           /* reads only where the policy says */
+	bool read_system;           /* and the platform's system trees */
 	int fd[3];                  /* the job's stdio; -1: /dev/null */
 };
 

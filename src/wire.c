@@ -179,7 +179,9 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 	put_u16(b, (s->fresh_scratch ? WIRE_SPAWN_FRESH : 0) |
 	    (s->no_tmp ? WIRE_SPAWN_NO_TMP : 0) |
 	    (s->set_tmpdir ? WIRE_SPAWN_SET_TMPDIR : 0) |
-	    (s->set_home ? WIRE_SPAWN_SET_HOME : 0));
+	    (s->set_home ? WIRE_SPAWN_SET_HOME : 0) |
+	    (s->read_narrow ? WIRE_SPAWN_READ_NARROW : 0) |
+	    (s->read_system ? WIRE_SPAWN_READ_SYSTEM : 0));
 	put_u32(b, 0);
 	put_u64(b, (uint64_t)s->deadline_ms);
 	put_u64(b, (uint64_t)s->grace_ms);
@@ -196,6 +198,7 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 	put_strv(b, s->argv, s->argc);
 	put_strv(b, s->envp, s->envc);
 	put_strv(b, s->devices, s->ndevices);
+	put_strv(b, s->readable, s->nreadable);
 	return frame_end(b, at);
 }
 
@@ -507,8 +510,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
     void **arena)
 {
 	struct rd r = { p, len, 0, 0 };
-	size_t cap = len / 5 + 3, n[3], at = 0, k;
-	const char **v, **lists[3];
+	size_t cap = len / 5 + 4, n[4], at = 0, k;
+	const char **v, **lists[4];
 	uint16_t flags;
 
 	*arena = NULL;
@@ -517,7 +520,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	*fdmask = get_u8(&r);
 	flags = get_u16(&r);
 	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
-	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME)) != 0 ||
+	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME |
+	    WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM)) != 0 ||
 	    get_u32(&r) != 0 ||
 	    (*fdmask & ~7u) != 0)
 		r.err = -EBADMSG;
@@ -525,6 +529,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	s->no_tmp = (flags & WIRE_SPAWN_NO_TMP) != 0;
 	s->set_tmpdir = (flags & WIRE_SPAWN_SET_TMPDIR) != 0;
 	s->set_home = (flags & WIRE_SPAWN_SET_HOME) != 0;
+	s->read_narrow = (flags & WIRE_SPAWN_READ_NARROW) != 0;
+	s->read_system = (flags & WIRE_SPAWN_READ_SYSTEM) != 0;
 	s->deadline_ms = get_i64(&r);
 	s->grace_ms = get_i64(&r);
 	s->limits.cpu_seconds = get_i64(&r);
@@ -540,13 +546,14 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	if (r.err != 0)
 		return r.err;
 	/*
-	 * argv, envp and devices share one array, each NULL-terminated. Every
-	 * string takes at least five payload bytes, so cap bounds them all.
+	 * argv, envp, devices and readable share one array, each
+	 * NULL-terminated. Every string takes at least five payload bytes,
+	 * so cap bounds them all.
 	 */
 	v = calloc(cap, sizeof(*v));
 	if (v == NULL)
 		return -ENOMEM;
-	for (k = 0; k < 3 && r.err == 0; k++) {
+	for (k = 0; k < 4 && r.err == 0; k++) {
 		n[k] = get_count(&r);
 		if (r.err == 0 && cap - at < n[k] + 1)
 			r.err = -EBADMSG;
@@ -566,6 +573,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	s->envc = n[1];
 	s->devices = lists[2];
 	s->ndevices = n[2];
+	s->readable = lists[3];
+	s->nreadable = n[3];
 	s->fd[0] = s->fd[1] = s->fd[2] = -1;
 	*arena = v;
 	return 0;

@@ -24,7 +24,7 @@
 #define WIRE_MAX_PAYLOAD (1u << 20)
 #define WIRE_MAX_FDS 3
 #define WIRE_MAGIC 0x434e464eu /* "CNFN" */
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 enum wire_type {
 	WIRE_HELLO = 1,    /* both ways, first */
@@ -44,6 +44,8 @@ enum wire_type {
 #define WIRE_SPAWN_NO_TMP 2u    /* no private temporary directory */
 #define WIRE_SPAWN_SET_TMPDIR 4u /* TMPDIR added to the environment */
 #define WIRE_SPAWN_SET_HOME 8u  /* HOME added to the environment */
+#define WIRE_SPAWN_READ_NARROW 16u /* reads only where the policy says */
+#define WIRE_SPAWN_READ_SYSTEM 32u /* and the platform's system trees */
 
 struct wire_hdr {
 	uint32_t len;

@@ -296,6 +296,29 @@ a_device_the_client_may_not_write_is_refused(void **state)
 	confine_close(c);
 }
 
+/* A tree it may not read is no readable tree of its job's: refused. */
+static void
+a_tree_the_client_may_not_read_is_refused(void **state)
+{
+	struct confine *c = open_as(w.a, w.sock);
+	const char *trees[] = { w.root_only, NULL };
+	struct hu_job j;
+
+	job_init(&j, w.scratch_a, "exit", "0");
+	j.spec.readable = trees;
+	j.spec.flags |= CONFINE_READ_SYSTEM;
+	assert_int_equal(hu_spawn(c, &j), -EACCES);
+	assert_non_null(strstr(confine_error_message(), "may read"));
+	hu_free(&j);
+	/* Another user's home, the same. */
+	trees[0] = w.home_b;
+	job_init(&j, w.scratch_a, "exit", "0");
+	j.spec.readable = trees;
+	assert_int_equal(hu_spawn(c, &j), -EACCES);
+	hu_free(&j);
+	confine_close(c);
+}
+
 /* Another user's job may not write into A's root, nor A's into B's. */
 static void
 one_client_cannot_reach_another(void **state)
@@ -435,6 +458,7 @@ main(void)
 		cmocka_unit_test(a_clients_job_runs_as_the_client),
 		cmocka_unit_test(what_the_client_may_not_write_is_refused),
 		cmocka_unit_test(a_device_the_client_may_not_write_is_refused),
+		cmocka_unit_test(a_tree_the_client_may_not_read_is_refused),
 		cmocka_unit_test(one_client_cannot_reach_another),
 		cmocka_unit_test(a_cwd_the_client_may_not_enter_fails_the_cwd_step),
 		cmocka_unit_test(a_fresh_root_is_the_clients),

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -322,6 +323,73 @@ cmd_read(int argc, char **argv)
 		return errno_exit("read");
 	close(fd);
 	return 0;
+}
+
+/* Lists a directory: 0, or the errno of opening it. */
+static int
+cmd_list(int argc, char **argv)
+{
+	DIR *d;
+
+	if (argc < 3)
+		return 125;
+	if ((d = opendir(argv[2])) == NULL)
+		return errno_exit(argv[2]);
+	while (readdir(d) != NULL)
+		;
+	closedir(d);
+	return 0;
+}
+
+/* Maps a file's first page: 0, or the errno of opening or mapping it. */
+static int
+cmd_map(int argc, char **argv)
+{
+	void *p;
+	int fd;
+
+	if (argc < 3)
+		return 125;
+	if ((fd = open(argv[2], O_RDONLY | O_CLOEXEC)) < 0)
+		return errno_exit(argv[2]);
+	p = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return errno_exit("mmap");
+	close(fd);
+	(void)((volatile char *)p)[0];
+	munmap(p, 1);
+	return 0;
+}
+
+/* stat(2): 0, or its errno. */
+static int
+cmd_stat(int argc, char **argv)
+{
+	struct stat st;
+
+	if (argc < 3)
+		return 125;
+	return stat(argv[2], &st) == 0 ? 0 : errno_exit(argv[2]);
+}
+
+/* Runs PROGRAM ARGS...: its exit code, or the errno of execv. */
+static int
+cmd_run(int argc, char **argv)
+{
+	int status;
+	pid_t pid;
+
+	if (argc < 3)
+		return 125;
+	if ((pid = fork()) < 0)
+		return errno_exit("fork");
+	if (pid == 0) {
+		execv(argv[2], argv + 2);
+		_exit(errno_exit(argv[2]));
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return errno_exit("waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
 }
 
 /* Copies stdin to stdout and "err" to stderr. */
@@ -823,6 +891,10 @@ static const struct {
 	{ "cwd", cmd_cwd },
 	{ "cat", cmd_cat },
 	{ "read", cmd_read },
+	{ "list", cmd_list },
+	{ "map", cmd_map },
+	{ "stat", cmd_stat },
+	{ "run", cmd_run },
 	{ "setsid", cmd_setsid },
 	{ "setpgid", cmd_setpgid },
 	{ "daemon", cmd_daemon },

@@ -27,20 +27,70 @@ golden(const char *name)
 	return text;
 }
 
+/* A policy of n devices (and r readable trees, narrowed when r >= 0). */
+static struct policy
+counts(size_t n, int r, bool system)
+{
+	struct policy p = { .scratch = "/s", .ndevices = n };
+
+	if (r >= 0) {
+		p.read_narrow = true;
+		p.nreadable = (size_t)r;
+		p.read_system = system;
+	}
+	return p;
+}
+
+static int
+profile(size_t n, int r, bool system, char *buf, size_t size)
+{
+	struct policy p = counts(n, r, system);
+
+	return policy_sbpl_profile(&p, buf, size);
+}
+
 static void
 profile_matches_the_golden_text(void **state)
 {
-	char buf[4096], *want = golden("seatbelt-0.sb");
-	int n = policy_sbpl_profile(0, buf, sizeof(buf));
+	static const struct { const char *file; size_t n; int r; bool sys; } g[] = {
+		{ "seatbelt-0.sb", 0, -1, false },
+		{ "seatbelt-2.sb", 2, -1, false },
+		{ "seatbelt-read.sb", 1, 2, true },
+	};
+	char buf[16384], *want;
+	size_t i;
+	int n;
 
-	assert_int_equal(n, (int)strlen(want));
-	assert_string_equal(buf, want);
-	free(want);
-	want = golden("seatbelt-2.sb");
-	n = policy_sbpl_profile(2, buf, sizeof(buf));
-	assert_int_equal(n, (int)strlen(want));
-	assert_string_equal(buf, want);
-	free(want);
+	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		want = golden(g[i].file);
+		n = profile(g[i].n, g[i].r, g[i].sys, buf, sizeof(buf));
+		assert_int_equal(n, (int)strlen(want));
+		assert_string_equal(buf, want);
+		free(want);
+	}
+}
+
+/* Narrowed: no read and no exec but per tree; metadata everywhere. */
+static void
+a_narrowed_profile_grants_reads_per_tree(void **state)
+{
+	char buf[16384];
+
+	assert_true(profile(0, 1, false, buf, sizeof(buf)) > 0);
+	assert_null(strstr(buf, "(allow file-read*)\n"));
+	assert_null(strstr(buf, "(allow process-exec)\n"));
+	assert_non_null(strstr(buf, "(allow file-read-metadata)\n"));
+	assert_non_null(strstr(buf, "(allow file-read* process-exec (subpath "
+	    "(param \"CONFINE_READ_0\")))\n"));
+	assert_null(strstr(buf, "CONFINE_READ_1"));
+	assert_null(strstr(buf, "\"/System\""));
+	assert_true(profile(0, 0, true, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "(subpath \"/System\")"));
+	/* The most the spec allows still fits. */
+	assert_true(profile(SPEC_MAX_DEVICES, SPEC_MAX_READABLE, true, buf,
+	    sizeof(buf)) > 0);
+	assert_int_equal(profile(0, SPEC_MAX_READABLE + 1, true, buf,
+	    sizeof(buf)), -ENOSPC);
 }
 
 static void
@@ -55,7 +105,7 @@ profile_keeps_the_contract_rules(void **state)
 	char buf[4096];
 	size_t i;
 
-	assert_true(policy_sbpl_profile(0, buf, sizeof(buf)) > 0);
+	assert_true(profile(0, -1, false, buf, sizeof(buf)) > 0);
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		assert_non_null(strstr(buf, rules[i]));
 	/* Nothing grants the network. */
@@ -67,8 +117,8 @@ profile_refuses_a_small_buffer(void **state)
 {
 	char buf[64];
 
-	assert_int_equal(policy_sbpl_profile(0, buf, sizeof(buf)), -ENOSPC);
-	assert_int_equal(policy_sbpl_profile(SPEC_MAX_DEVICES + 1, buf,
+	assert_int_equal(profile(0, -1, false, buf, sizeof(buf)), -ENOSPC);
+	assert_int_equal(profile(SPEC_MAX_DEVICES + 1, -1, false, buf,
 	    sizeof(buf)), -ENOSPC);
 }
 
@@ -84,7 +134,7 @@ argv_carries_paths_as_parameters_only(void **state)
 
 	assert_int_equal(policy_sbpl_argv(&p, "/usr/bin/sandbox-exec",
 	    "/bin/job", argv, 3, &v), 0);
-	assert_true(policy_sbpl_profile(1, want, sizeof(want)) > 0);
+	assert_true(policy_sbpl_profile(&p, want, sizeof(want)) > 0);
 	assert_string_equal(v[0], "/usr/bin/sandbox-exec");
 	assert_string_equal(v[1], "-p");
 	assert_string_equal(v[2], want);
@@ -149,6 +199,8 @@ spec_refuses_bad_fields(void **state)
 	static const char *const env_noname[] = { "=x", NULL };
 	static const char *const argv_open[] = { "a", "b" };
 	static const char *const devs[] = { "dev/null" };
+	static const char *const rel[] = { "usr", NULL };
+	static const char *const abs[] = { "/usr", NULL };
 	char longpath[PATH_MAX + 8];
 
 	memset(longpath, 'a', sizeof(longpath) - 1);
@@ -173,6 +225,55 @@ spec_refuses_bad_fields(void **state)
 	REFUSED(s.grace_ms = -5);
 	REFUSED(s.backend = (enum confine_backend)7);
 	REFUSED(s.fd[1] = -2);
+	REFUSED((s.readable = rel, s.nreadable = 1, s.read_narrow = true));
+	REFUSED((s.readable = NULL, s.nreadable = 1, s.read_narrow = true));
+	REFUSED((s.nreadable = SPEC_MAX_READABLE + 1, s.read_narrow = true));
+	/* A list, or the system trees, only with reads narrowed. */
+	REFUSED((s.readable = abs, s.nreadable = 1));
+	REFUSED(s.read_system = true);
+	/* Backend none narrows nothing. */
+	REFUSED((s.backend = CONFINE_BACKEND_NONE, s.read_narrow = true));
+}
+
+static void
+spec_accepts_narrowed_reads(void **state)
+{
+	static const char *const abs[] = { "/usr", "/etc/passwd", NULL };
+	const char *why;
+	struct spec s;
+
+	spec_base(&s);
+	s.read_narrow = true;
+	assert_int_equal(spec_check(&s, &why), 0);
+	s.readable = abs;
+	s.nreadable = 2;
+	s.read_system = true;
+	assert_int_equal(spec_check(&s, &why), 0);
+}
+
+/* Readable trees travel as parameters too, after the devices. */
+static void
+argv_carries_readable_trees_as_parameters(void **state)
+{
+	static const char evil[] = "/r\"))(allow file-write*)(x \"";
+	const char *reads[] = { "/usr", evil, NULL };
+	struct policy p = { .scratch = "/s", .read_narrow = true,
+		.readable = reads, .nreadable = 2 };
+	const char *argv[] = { "name", NULL };
+	char **v, want[16384];
+
+	assert_int_equal(policy_sbpl_argv(&p, "/l", "/bin/job", argv, 1, &v), 0);
+	assert_true(policy_sbpl_profile(&p, want, sizeof(want)) > 0);
+	assert_string_equal(v[2], want);
+	assert_null(strstr(v[2], "/r"));
+	assert_string_equal(v[7], "-D");
+	assert_string_equal(v[8], "CONFINE_READ_0=/usr");
+	assert_string_equal(v[9], "-D");
+	assert_string_equal(v[10], "CONFINE_READ_1=/r\"))(allow file-write*)(x \"");
+	assert_string_equal(v[11], "--");
+	assert_string_equal(v[12], "/bin/job");
+	assert_null(v[13]);
+	free(v);
 }
 
 int
@@ -185,6 +286,9 @@ main(void)
 		cmocka_unit_test(argv_carries_paths_as_parameters_only),
 		cmocka_unit_test(spec_accepts_a_plain_job),
 		cmocka_unit_test(spec_refuses_bad_fields),
+		cmocka_unit_test(spec_accepts_narrowed_reads),
+		cmocka_unit_test(argv_carries_readable_trees_as_parameters),
+		cmocka_unit_test(a_narrowed_profile_grants_reads_per_tree),
 	};
 
 	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);

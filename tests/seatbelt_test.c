@@ -219,6 +219,49 @@ device_nodes_are_parameters_too(void **state)
 }
 
 /*
+ * Reads narrowed: each readable tree is a parameter after the devices,
+ * canonical, with no Linux system tree among them (the profile has the
+ * Mac's own); the profile is the narrowed golden one.
+ */
+static void
+readable_trees_are_parameters_too(void **state)
+{
+	struct ctx *c = *state;
+	const char *devs[] = { "/dev/zero", NULL };
+	char *link = tu_join(c->outside, "rlink"), *profile, *want, *params;
+	const char *reads[] = { "/usr", link, NULL };
+	char param[4096], tmp[4096], read1[4096];
+	size_t len;
+	struct jr j;
+
+	assert_int_equal(symlink(c->outside, link), 0);
+	jr_init(&j, SB, c->scratch, "exit", "0", NULL);
+	j.spec.devices = devs;
+	j.spec.ndevices = 1;
+	j.spec.readable = reads;
+	j.spec.nreadable = 2;
+	j.spec.read_narrow = true;
+	j.spec.read_system = true;
+	j.spec.no_tmp = true;
+	run_sb(c, &j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	profile = logged(c, "profile", NULL);
+	want = golden("seatbelt-read.sb");
+	assert_string_equal(profile, want);
+	params = logged(c, "params", &len);
+	snprintf(param, sizeof(param), "CONFINE_SCRATCH=%s", c->scratch);
+	snprintf(tmp, sizeof(tmp), "CONFINE_TMP=%s", c->scratch);
+	snprintf(read1, sizeof(read1), "CONFINE_READ_1=%s", c->outside);
+	assert_nul_list(params, len, (const char *const[]){ param, tmp,
+	    "CONFINE_DEVICE_0=/dev/zero", "CONFINE_READ_0=/usr", read1, NULL });
+	free(profile);
+	free(want);
+	free(params);
+	free(link);
+	jr_free(&j);
+}
+
+/*
  * A job's private tmp is the second writable tree, by parameter too: the
  * helper's tmp base's, made for the job and gone once it settled.
  */
@@ -373,6 +416,7 @@ main(void)
 		T(metacharacters_travel_as_a_parameter_and_the_profile_is_unchanged),
 		T(scratch_through_a_symlink_is_passed_canonical),
 		T(device_nodes_are_parameters_too),
+		T(readable_trees_are_parameters_too),
 		T(the_private_tmp_is_a_parameter),
 		T(absent_launcher_fails_closed_and_scratch_stays_empty),
 #ifdef __linux__

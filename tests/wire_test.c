@@ -239,16 +239,18 @@ hello_bytes(void **state)
 static void
 spawn_bytes(void **state)
 {
-	static const uint8_t want[] = { HDR(138, 2, 2, 42),
-		1, 5, U16(1), U32(0),
+	static const uint8_t want[] = { HDR(149, 2, 2, 42),
+		1, 5, U16(0x31), U32(0),
 		U64(1500), U64(250),
 		U64(1), U64(2), U64(3), U64(4), U64(5), U64(6),
 		U32(3), '/', 'x', 0, U32(3), '/', 's', 0, U32(3), '/', 'c', 0,
 		U32(1), 0,
 		U32(2), U32(2), 'a', 0, U32(3), 'b', 'c', 0,
 		U32(1), U32(4), 'E', '=', '1', 0,
-		U32(1), U32(3), '/', 'd', 0 };
+		U32(1), U32(3), '/', 'd', 0,
+		U32(1), U32(3), '/', 'r', 0 };
 	static const char *const argv[] = { "a", "bc", NULL };
+	static const char *const readable[] = { "/r", NULL };
 	static const char *const envp[] = { "E=1", NULL };
 	static const char *const devs[] = { "/d", NULL };
 	struct wire_buf b = { 0 };
@@ -278,6 +280,10 @@ spawn_bytes(void **state)
 	s.limits.processes = 5;
 	s.limits.memory = 6;
 	s.fresh_scratch = true;
+	s.readable = readable;
+	s.nreadable = 1;
+	s.read_narrow = true;
+	s.read_system = true;
 	p = golden(&b, wire_put_spawn(&b, 42, &s, 5, 2), want, sizeof(want),
 	    &len);
 	assert_int_equal(wire_get_spawn(p, len, &d, &mask, &arena), 0);
@@ -303,6 +309,11 @@ spawn_bytes(void **state)
 	assert_string_equal(d.envp[0], "E=1");
 	assert_int_equal(d.ndevices, 1);
 	assert_string_equal(d.devices[0], "/d");
+	assert_true(d.read_narrow);
+	assert_true(d.read_system);
+	assert_int_equal(d.nreadable, 1);
+	assert_string_equal(d.readable[0], "/r");
+	assert_null(d.readable[1]);
 	free(arena);
 	wire_buf_free(&b);
 }
@@ -511,7 +522,8 @@ strings_must_end_in_their_only_nul(void **state)
 	static const uint8_t zero_len[] = { STR(0), STR(1), 0, STR(1), 0,
 		STR(1), 0, STR(0), STR(0), STR(0) };
 	static const uint8_t good[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
-		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0) };
+		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0),
+		STR(0) };
 	uint8_t p[256];
 	struct spec s;
 	unsigned mask;
@@ -553,7 +565,8 @@ static void
 reserved_bits_and_enums_out_of_range_are_refused(void **state)
 {
 	static const uint8_t good[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
-		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0) };
+		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0),
+		STR(0) };
 	struct confine_result r = { .outcome = CONFINE_COMPLETED }, d;
 	struct wire_buf b = { 0 };
 	uint8_t p[256], *q;
@@ -567,7 +580,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[1] = 0;
-	p[3] = 16; /* no such spawn flag */
+	p[3] = 64; /* no such spawn flag */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[3] = 6;  /* no tmp, TMPDIR: both known */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);

@@ -217,7 +217,10 @@ struct confine_spec {
 	int64_t grace_ms;            /* SIGTERM this long before SIGKILL */
 	enum confine_backend backend;
 	struct confine_limits limits;
-	unsigned flags;              /* CONFINE_FRESH_SCRATCH */
+	unsigned flags;              /* CONFINE_FRESH_SCRATCH... */
+	const char *const *readable; /* NULL-terminated trees the job may read
+	                                and run programs from; NULL: every
+	                                one (see CONFINE_READ_SYSTEM) */
 };
 
 /*
@@ -248,6 +251,21 @@ struct confine_spec {
  * one with CONFINE_FRESH_SCRATCH), unless the environment has a HOME.
  */
 #define CONFINE_SET_HOME 8u
+
+/*
+ * Reads narrowed. By default a job reads everything its user may read, as
+ * the seed's contract says; with a readable list, or this flag, it reads
+ * (and executes) only beneath the scratch root, its private tmp, /dev/null
+ * and its devices, the trees of readable, and with CONFINE_READ_SYSTEM
+ * what programs of this platform need to start (docs/linux-contract.md
+ * lists it: /usr and the /lib, /bin trees, the loader's, locale, time
+ * zone, name service and certificate files of /etc, /proc, a few of /dev
+ * and /sys). A read outside fails with EACCES; metadata (stat) stays
+ * visible. Each readable path must exist and be readable by the job's
+ * user, else the spawn is refused. Backend none refuses a narrowed spec:
+ * it confines nothing.
+ */
+#define CONFINE_READ_SYSTEM 16u
 
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
 void confine_spec_init(struct confine_spec *spec);

@@ -39,6 +39,7 @@ main(int argc, char **argv)
 	static const char *const args[] = { "cc", "-c", "x.c", NULL };
 	static const char *const env[] = { "PATH=/bin", NULL };
 	static const char *const devs[] = { "/dev/zero", NULL };
+	static const char *const reads[] = { "/usr/src", "/etc/passwd", NULL };
 	struct wire_hello hi = { WIRE_VERSION, WIRE_VERSION, WIRE_VERSION, 42 };
 	struct confine_result r;
 	struct wire_buf b = { 0 }, all = { 0 };
@@ -60,6 +61,10 @@ main(int argc, char **argv)
 	s.deadline_ms = 1000;
 	s.limits.open_files = 64;
 	s.fresh_scratch = true;
+	s.readable = reads;
+	s.nreadable = 2;
+	s.read_narrow = true;
+	s.read_system = true;
 	wire_put_hello(&b, &hi, 0);
 	save("hdr", 0, b.p, WIRE_HDR_LEN);
 	save_payload("hello", 1, &b);

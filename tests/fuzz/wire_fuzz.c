@@ -31,6 +31,10 @@ spawn(const uint8_t *p, size_t n)
 		pol.scratch = s.scratch;
 		pol.devices = s.devices;
 		pol.ndevices = s.ndevices;
+		pol.read_narrow = s.read_narrow;
+		pol.read_system = s.read_system;
+		pol.readable = s.readable;
+		pol.nreadable = s.nreadable;
 		if (policy_sbpl_argv(&pol, "/usr/bin/sandbox-exec", s.exe, s.argv,
 		    s.argc, &argv) == 0)
 			free(argv);
