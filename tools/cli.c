@@ -210,13 +210,40 @@ start_failure(char *buf, size_t len, const char *o,
 	    step, err, start_hint(r, ctx));
 }
 
+static int
+narrowed(const struct cli_reads *reads)
+{
+	return reads != NULL && reads->narrowed;
+}
+
+/*
+ * "; reads everywhere", or "; reads its own trees, system, /a, /b" (its
+ * own: the scratch root, its tmp, /dev/null), cut to len.
+ */
+static void
+reads_summary(char *buf, size_t len, const struct cli_reads *reads)
+{
+	size_t i, at;
+	int n;
+
+	n = snprintf(buf, len, "; reads %s%s", narrowed(reads) ?
+	    "its own trees" : "everywhere", narrowed(reads) && reads->system ?
+	    ", system" : "");
+	at = n < 0 ? len : (size_t)n;
+	for (i = 0; narrowed(reads) && reads->trees != NULL &&
+	    reads->trees[i] != NULL && at < len; i++) {
+		n = snprintf(buf + at, len - at, ", %s", reads->trees[i]);
+		at = n < 0 ? len : at + (size_t)n;
+	}
+}
+
 void
 cli_summary(char *buf, size_t len, const struct confine_result *r,
     const struct cli_context *ctx, int verbose)
 {
 	const char *o = confine_outcome_name(r->outcome);
 	char wall[32], user[32], sys[32];
-	int n;
+	int n, m;
 
 	switch (r->reason) {
 	case CONFINE_REASON_NONE:
@@ -264,10 +291,14 @@ cli_summary(char *buf, size_t len, const struct confine_result *r,
 	fmt_ms(wall, sizeof(wall), r->wall_us);
 	fmt_ms(user, sizeof(user), r->user_us);
 	fmt_ms(sys, sizeof(sys), r->sys_us);
-	snprintf(buf + n, len - (size_t)n, "; pid %ld, pgid %ld, %s, wall %s ms, "
-	    "user %s ms, sys %s ms, max rss %" PRId64 " KiB", (long)r->pid,
+	m = snprintf(buf + n, len - (size_t)n, "; pid %ld, pgid %ld, %s, wall "
+	    "%s ms, user %s ms, sys %s ms, max rss %" PRId64 " KiB", (long)r->pid,
 	    (long)r->pgid, confine_backend_name(r->backend), wall, user, sys,
 	    r->max_rss_kib);
+	if (m < 0 || (size_t)m >= len - (size_t)n)
+		return;
+	n += m;
+	reads_summary(buf + n, len - (size_t)n, ctx->reads);
 }
 
 void
@@ -316,8 +347,11 @@ json_name(FILE *f, const char *key, int applies, const char *name)
 }
 
 int
-cli_json(FILE *f, const struct confine_result *r)
+cli_json(FILE *f, const struct confine_result *r, const struct cli_reads *reads)
 {
+	const char *sep = "";
+	size_t i;
+
 	char wall[32], user[32], sys[32];
 
 	fmt_ms(wall, sizeof(wall), r->wall_us);
@@ -338,6 +372,21 @@ cli_json(FILE *f, const struct confine_result *r)
 	fprintf(f, ",\"scratch_kept\":%s,\"tmp_kept\":%s",
 	    r->scratch_kept ? "true" : "false", r->tmp_kept ? "true" : "false");
 	fprintf(f, ",\"wall_ms\":%s,\"user_ms\":%s,\"sys_ms\":%s,"
-	    "\"max_rss_kib\":%" PRId64 "}\n", wall, user, sys, r->max_rss_kib);
+	    "\"max_rss_kib\":%" PRId64, wall, user, sys, r->max_rss_kib);
+	if (!narrowed(reads)) {
+		fputs(",\"reads\":\"everywhere\"}\n", f);
+		return fflush(f) != 0 || ferror(f) ? -EIO : 0;
+	}
+	fputs(",\"reads\":[", f);
+	if (reads->system) {
+		fputs("\"system\"", f);
+		sep = ",";
+	}
+	for (i = 0; reads->trees != NULL && reads->trees[i] != NULL; i++) {
+		fputs(sep, f);
+		cli_json_string(f, reads->trees[i]);
+		sep = ",";
+	}
+	fputs("]}\n", f);
 	return fflush(f) != 0 || ferror(f) ? -EIO : 0;
 }

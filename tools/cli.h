@@ -40,6 +40,13 @@ int cli_count(const char *s, int64_t *n, const char **why);
 /* confine-run's exit status for a settlement. */
 int cli_exit_status(const struct confine_result *r);
 
+/* The read policy asked for: NULL or !narrowed, everywhere. */
+struct cli_reads {
+	int narrowed;
+	int system;                /* with the system trees */
+	const char *const *trees;  /* NULL-terminated, or NULL */
+};
+
 /* What the summary line knows beside the result. */
 struct cli_context {
 	const char *exe;       /* the program, for a failed exec */
@@ -49,11 +56,13 @@ struct cli_context {
 	const char *cwd;       /* its working directory, for a failed chdir */
 	const char *deadline;  /* as given on the command line, or NULL */
 	int signal;            /* what made confine-run cancel the job, or 0 */
+	const struct cli_reads *reads;  /* what it could read; NULL: all */
 };
 
 /*
  * How the job settled, in words, without a newline: "failed: exit code 3".
- * verbose adds the job's ids, backend, times and peak memory.
+ * verbose adds the job's ids, backend, times, peak memory and what it
+ * could read.
  */
 void cli_summary(char *buf, size_t len, const struct confine_result *r,
     const struct cli_context *ctx, int verbose);
@@ -63,10 +72,13 @@ void cli_json_string(FILE *f, const char *s);
 
 /*
  * The settlement as one JSON object on one line: outcome, reason, exit_code,
- * signal, errno, step, pid, pgid, backend, proof, scratch_kept, wall_ms,
- * user_ms, sys_ms, max_rss_kib: the fields of struct confine_result, in
- * its order. A name that does not apply is null. Returns 0, or -EIO.
+ * signal, errno, step, pid, pgid, backend, proof, scratch_kept, tmp_kept,
+ * wall_ms, user_ms, sys_ms, max_rss_kib: the fields of struct
+ * confine_result, in its order; then reads, the read policy that ran:
+ * "everywhere", or an array of "system" and the trees. A name that does
+ * not apply is null. Returns 0, or -EIO.
  */
-int cli_json(FILE *f, const struct confine_result *r);
+int cli_json(FILE *f, const struct confine_result *r,
+    const struct cli_reads *reads);
 
 #endif

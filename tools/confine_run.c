@@ -46,6 +46,11 @@ static const char usage_text[] =
     "                        --pass-env\n"
     "      --no-tmp          no private tmp: the host's /tmp, read-only\n"
     "      --device PATH     let it write to this device node (repeatable)\n"
+    "      --read PATH       narrow its reads: it may read (and run programs\n"
+    "                        from) PATH, its scratch root, its tmp and\n"
+    "                        /dev/null, and nothing else (repeatable)\n"
+    "      --read-system     narrow its reads, and let it read what programs\n"
+    "                        need to start: /usr, /lib*, parts of /etc, /proc\n"
     "      --fresh-scratch   make a fresh root beneath --scratch for the job,\n"
     "                        removed once it settled, kept if uncertain\n"
     "      --cpu DUR         bound its CPU time (whole seconds): SIGXCPU\n"
@@ -83,6 +88,8 @@ enum {
 	OPT_FSIZE,
 	OPT_NOFILE,
 	OPT_NPROC,
+	OPT_READ,
+	OPT_READ_SYSTEM,
 };
 
 /* '+': the first operand is the program; its options are its own. */
@@ -112,6 +119,8 @@ static const struct option longopts[] = {
 	{ "processes", required_argument, NULL, OPT_NPROC },
 	{ "empty-env", no_argument, NULL, OPT_EMPTY_ENV },
 	{ "no-tmp", no_argument, NULL, OPT_NO_TMP },
+	{ "read", required_argument, NULL, OPT_READ },
+	{ "read-system", no_argument, NULL, OPT_READ_SYSTEM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -128,6 +137,9 @@ struct opts {
 	size_t nenv;
 	const char **devices;        /* NULL-terminated */
 	size_t ndevices;
+	const char **reads;          /* NULL-terminated */
+	size_t nreads;
+	struct cli_reads read;       /* what was asked, for -v and --result */
 	char *exe;                   /* absolute */
 	int unfound;                 /* no program of that name along PATH:
 	                                exe is what exec is to fail on */
@@ -332,12 +344,14 @@ parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->backend = CONFINE_BACKEND_AUTO;
-	/* Each -e, --pass-env or --device is an argument: argc bounds them
-	 * (and argc may be 0, from an execve with an empty argv). */
+	/* Each -e, --pass-env, --device or --read is an argument: argc bounds
+	 * them (and argc may be 0, from an execve with an empty argv). */
 	o->env = xmalloc(sizeof(*o->env) * ((size_t)argc + 1));
 	o->devices = xmalloc(sizeof(*o->devices) * ((size_t)argc + 1));
+	o->reads = xmalloc(sizeof(*o->reads) * ((size_t)argc + 1));
 	o->env[0] = NULL;
 	o->devices[0] = NULL;
+	o->reads[0] = NULL;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (ch) {
@@ -365,6 +379,15 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_DEVICE:
 			o->devices[o->ndevices++] = optarg;
 			o->devices[o->ndevices] = NULL;
+			break;
+		case OPT_READ:
+			o->reads[o->nreads++] = optarg;
+			o->reads[o->nreads] = NULL;
+			o->read.narrowed = 1;
+			break;
+		case OPT_READ_SYSTEM:
+			o->flags |= CONFINE_READ_SYSTEM;
+			o->read.narrowed = o->read.system = 1;
 			break;
 		case OPT_BACKEND:
 			o->backend = backend(optarg);
@@ -492,6 +515,7 @@ opts_free(struct opts *o)
 		free(o->env[i]);
 	free(o->env);
 	free(o->devices);
+	free(o->reads);
 	free(o->exe);
 }
 
@@ -644,6 +668,9 @@ main(int argc, char **argv)
 	spec.scratch = o.scratch;
 	spec.cwd = o.cwd;
 	spec.devices = o.ndevices ? o.devices : NULL;
+	/* --read-system alone narrows too: an empty list, not NULL. */
+	spec.readable = o.read.narrowed ? o.reads : NULL;
+	o.read.trees = o.reads;
 	spec.stdin_fd = STDIN_FILENO;
 	spec.stdout_fd = STDOUT_FILENO;
 	spec.stderr_fd = STDERR_FILENO;
@@ -670,6 +697,7 @@ main(int argc, char **argv)
 	root = xstrdup(confine_job_scratch(job));
 	ctx.cwd = o.cwd ? o.cwd : root;
 	ctx.deadline = o.deadline;
+	ctx.reads = &o.read;
 	settle(c, job, &r, &ctx.signal);
 	confine_job_free(job);
 	confine_close(c);
@@ -681,7 +709,7 @@ main(int argc, char **argv)
 	}
 	if (result != NULL) {
 		errno = 0;
-		rc = cli_json(result, &r);
+		rc = cli_json(result, &r, &o.read);
 		if (result != stdout && fclose(result) != 0)
 			rc = -EIO;
 		if (rc != 0) {

@@ -65,7 +65,7 @@ captured(void (*fn)(FILE *, const void *), const void *arg)
 static void
 write_json(FILE *f, const void *r)
 {
-	assert_int_equal(cli_json(f, r), 0);
+	assert_int_equal(cli_json(f, r, NULL), 0);
 }
 
 static void
@@ -348,7 +348,8 @@ verbose_summary_adds_ids_times_and_memory(void **state)
 	r.max_rss_kib = 2048;
 	cli_summary(buf, sizeof(buf), &r, &ctx, 1);
 	assert_string_equal(buf, "completed; pid 4242, pgid 4241, landlock, "
-	    "wall 1234.567 ms, user 0.005 ms, sys 1.000 ms, max rss 2048 KiB");
+	    "wall 1234.567 ms, user 0.005 ms, sys 1.000 ms, max rss 2048 KiB; "
+	    "reads everywhere");
 }
 
 static void
@@ -368,8 +369,42 @@ json_has_every_field_in_order(void **state)
 	    "\"pid\":4242,\"pgid\":4241,\"backend\":\"landlock\","
 	    "\"proof\":\"pgid\",\"scratch_kept\":false,\"tmp_kept\":false,"
 	    "\"wall_ms\":2.500,"
-	    "\"user_ms\":1.001,\"sys_ms\":0.000,\"max_rss_kib\":1536}\n");
+	    "\"user_ms\":1.001,\"sys_ms\":0.000,\"max_rss_kib\":1536,\"reads\":\"everywhere\"}\n");
 	free(s);
+}
+
+static const char *const read_trees[] = { "/src", "/a\"b", NULL };
+static const struct cli_reads narrowed_reads = { 1, 1, read_trees };
+
+static void
+write_json_narrowed(FILE *f, const void *r)
+{
+	assert_int_equal(cli_json(f, r, &narrowed_reads), 0);
+}
+
+/* The read policy that ran, last: the system trees, then each, escaped. */
+static void
+json_says_which_reads_ran(void **state)
+{
+	static const struct cli_reads own = { 1, 0, NULL };
+	struct confine_result r = exited(0);
+	struct cli_context ctx = { .reads = &narrowed_reads };
+	char *s, buf[512];
+
+	s = captured(write_json_narrowed, &r);
+	assert_non_null(strstr(s, ",\"reads\":[\"system\",\"/src\","
+	    "\"/a\\\"b\"]}\n"));
+	free(s);
+	cli_summary(buf, sizeof(buf), &r, &ctx, 1);
+	assert_non_null(strstr(buf, "KiB; reads its own trees, system, /src, "
+	    "/a\"b"));
+	ctx.reads = &own;
+	cli_summary(buf, sizeof(buf), &r, &ctx, 1);
+	assert_non_null(strstr(buf, "KiB; reads its own trees"));
+	assert_null(strstr(buf, "system"));
+	/* Not verbose: not a word of it. */
+	cli_summary(buf, sizeof(buf), &r, &ctx, 0);
+	assert_string_equal(buf, "completed");
 }
 
 static void
@@ -389,7 +424,7 @@ json_of_a_failed_start(void **state)
 	    "\"pid\":4242,\"pgid\":4241,\"backend\":\"none\",\"proof\":null,"
 	    "\"scratch_kept\":true,\"tmp_kept\":true,\"wall_ms\":-1.500,"
 	    "\"user_ms\":0.000,"
-	    "\"sys_ms\":0.000,\"max_rss_kib\":0}\n");
+	    "\"sys_ms\":0.000,\"max_rss_kib\":0,\"reads\":\"everywhere\"}\n");
 	free(s);
 }
 
@@ -435,7 +470,7 @@ json_reports_a_failed_write(void **state)
 	FILE *f = fopen("/dev/null", "r");
 
 	assert_non_null(f);
-	assert_int_equal(cli_json(f, &r), -EIO);
+	assert_int_equal(cli_json(f, &r, NULL), -EIO);
 	fclose(f);
 }
 
@@ -451,6 +486,7 @@ main(void)
 		cmocka_unit_test(verbose_summary_adds_ids_times_and_memory),
 		cmocka_unit_test(json_has_every_field_in_order),
 		cmocka_unit_test(json_of_a_failed_start),
+		cmocka_unit_test(json_says_which_reads_ran),
 		cmocka_unit_test(json_names_every_reason),
 		cmocka_unit_test(json_strings_are_escaped),
 		cmocka_unit_test(json_reports_a_failed_write),

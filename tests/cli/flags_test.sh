@@ -255,7 +255,7 @@ case_result_file_holds_every_field_in_order() {
 	expect_status 0
 	keys=$(python3 -c 'import json, sys
 print(" ".join(json.load(open(sys.argv[1]))))' "$T/r.json") || fail "not JSON"
-	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept tmp_kept wall_ms user_ms sys_ms max_rss_kib" ] ||
+	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept tmp_kept wall_ms user_ms sys_ms max_rss_kib reads" ] ||
 		fail "keys: $keys"
 	[ "$(wc -l <"$T/r.json")" -eq 1 ] || fail "not one line"
 	expect_json "$T/r.json" outcome completed
@@ -263,6 +263,7 @@ print(" ".join(json.load(open(sys.argv[1]))))' "$T/r.json") || fail "not JSON"
 	expect_json "$T/r.json" exit_code 0
 	expect_json "$T/r.json" step None
 	expect_json "$T/r.json" scratch_kept False
+	expect_json "$T/r.json" reads everywhere
 	[ "$(json "$T/r.json" pid)" -gt 0 ] || fail "no pid"
 	[ "$(json "$T/r.json" pgid)" -gt 0 ] || fail "no pgid"
 	[ "$(json "$T/r.json" proof)" != None ] || fail "no proof for a completed job"
@@ -353,12 +354,35 @@ case_result_that_cannot_be_written_refuses_the_job() {
 	[ ! -e "$S/f" ] || fail "the job ran"
 }
 
+# --read and --read-system: the job reads what they say, and -v and the
+# JSON say so too.
+case_read_narrows_what_the_job_reads() {
+	mkdir "$T/src" "$T/secret" && echo s >"$T/src/f" && echo k >"$T/secret/key"
+	FIXDIR=$(dirname "$(readlink -f "$FIX")")
+	cr -s "$S" -v --read-system --read "$FIXDIR" --read "$T/src" \
+	    --result "$T/r.json" -- "$FIX" read "$T/src/f"
+	expect_status 0
+	expect_err "; reads its own trees, system, $FIXDIR, $T/src\$"
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["reads"]
+sys.exit(r != ["system", sys.argv[2], sys.argv[3]])' "$T/r.json" "$FIXDIR" "$T/src" ||
+		fail "reads: $(cat "$T/r.json")"
+	cr -s "$S" --read-system --read "$FIXDIR" -- "$FIX" read "$T/secret/key"
+	expect_status 13
+	cr -s "$S" --read "$T/nowhere" -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: refused: a readable tree must exist"
+	cr -s "$S" --read relative -- "$FIX" exit 0
+	expect_status 125
+	expect_err "readable trees must be absolute paths"
+}
+
 case_verbose_says_how_a_completed_job_settled() {
 	for v in -v --verbose; do
 		cr -s "$S" "$v" -- "$FIX" exit 0
 		expect_status 0
 		expect_err_lines 1
-		expect_err "^confine-run: completed; pid [0-9]+, pgid [0-9]+, landlock, wall [0-9.]+ ms, user [0-9.]+ ms, sys [0-9.]+ ms, max rss [0-9]+ KiB\$"
+		expect_err "^confine-run: completed; pid [0-9]+, pgid [0-9]+, landlock, wall [0-9.]+ ms, user [0-9.]+ ms, sys [0-9.]+ ms, max rss [0-9]+ KiB; reads everywhere\$"
 	done
 	cr -s "$S" -v -- "$FIX" exit 4
 	expect_err_lines 1

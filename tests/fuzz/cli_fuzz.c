@@ -182,6 +182,8 @@ static void
 settlement(const uint8_t *p, size_t n)
 {
 	const uint8_t *end = p + n;
+	static const char *const trees[] = { "/a\"b", "/c", NULL };
+	static const struct cli_reads reads = { 1, 1, trees };
 	struct cli_context ctx = { .exe = "/bin/x", .cwd = "/s",
 	    .deadline = "10s" };
 	struct confine_result r;
@@ -215,13 +217,14 @@ settlement(const uint8_t *p, size_t n)
 	CHECK(st >= 0 && st <= 255);
 	/* A canary past the room given: the summary must stop short of it. */
 	memset(buf, 0x5a, sizeof(buf));
+	ctx.reads = (room & 2) ? &reads : NULL;
 	cli_summary(buf, room, &r, &ctx, (int)(room & 1));
 	CHECK(memchr(buf, '\0', room) != NULL);
 	if (room < sizeof(buf))
 		CHECK((unsigned char)buf[room] == 0x5a);
 	f = open_memstream(&out, &len);
 	CHECK(f != NULL);
-	CHECK(cli_json(f, &r) == 0);
+	CHECK(cli_json(f, &r, (room & 2) ? &reads : NULL) == 0);
 	CHECK(fclose(f) == 0);
 	CHECK(len > 2 && out[0] == '{' && out[len - 2] == '}' &&
 	    out[len - 1] == '\n' && memchr(out, '\n', len - 1) == NULL);

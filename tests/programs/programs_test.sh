@@ -1,12 +1,21 @@
 #!/bin/sh
 # Real programs, confined with confine-run's defaults (tests/programs/
 # programs.sh): each completes, writes only inside its scratch root, and
-# is refused where it reaches out. A program the machine lacks is a
-# failure (tools/setup installs them all), never a skip.
+# is refused where it reaches out; and again with reads narrowed to the
+# system trees and the sources (--read-system --read $W). A program the
+# machine lacks is a failure (tools/setup installs them all), never a skip.
 . tests/cli/lib.sh
 . tests/programs/programs.sh
 
-job() { "$RUN" -s "$S" -- "$@" </dev/null; }
+NARROW=
+job() {
+	if [ -n "$NARROW" ]; then
+		"$RUN" -s "$S" --read-system --read "$W" -- "$@" </dev/null
+	else
+		"$RUN" -s "$S" -- "$@" </dev/null
+	fi
+}
+narrowed() { NARROW=1; each "$1"; NARROW=; }
 
 # Sources outside the scratch root, and nothing written there but by us.
 each() {
@@ -37,5 +46,32 @@ case_perl() { each perl; }
 case_shell_pipeline() { each shell_pipeline; }
 case_write_outside_is_refused() { each write_outside_is_refused; }
 case_http_is_refused() { each http_is_refused; }
+
+case_narrowed_cc() { narrowed cc; }
+case_narrowed_cxx() { narrowed cxx; }
+case_narrowed_python3_tempfile() { narrowed python3_tempfile; }
+case_narrowed_python3_venv() { narrowed python3_venv; }
+case_narrowed_git() { narrowed git; }
+case_narrowed_make() { narrowed make; }
+case_narrowed_tar() { narrowed tar; }
+case_narrowed_sort_spills() { narrowed sort_spills; }
+case_narrowed_node() { narrowed node; }
+case_narrowed_perl() { narrowed perl; }
+case_narrowed_shell_pipeline() { narrowed shell_pipeline; }
+case_narrowed_write_outside_is_refused() { narrowed write_outside_is_refused; }
+
+# What no tree names: read by the same job with reads wide, denied narrowed.
+case_narrowed_a_secret_stays_unread() {
+	W="$T/work"
+	mkdir -p "$W" "$T/secret" && echo hidden >"$T/secret/key" || fail "setup"
+	[ "$("$RUN" -s "$S" -- /bin/cat "$T/secret/key" </dev/null)" = hidden ] ||
+		fail "wide, the secret was not read: the pair proves nothing"
+	if "$RUN" -s "$S" --read-system --read "$W" -- /bin/cat "$T/secret/key" \
+	    </dev/null >"$T/out" 2>"$T/err"; then
+		fail "narrowed, the secret was read: $(cat "$T/out")"
+	fi
+	grep -q "Permission denied" "$T/err" || fail "not EACCES: $(cat "$T/err")"
+	! grep -q hidden "$T/out" || fail "the secret came out"
+}
 
 run_cases

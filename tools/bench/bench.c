@@ -48,7 +48,7 @@ usage(void)
 "  --methods LIST         latency: fork+exec,posix_spawn,confine-landlock,\n"
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
 "                         floor-vfork,floor-confined,floor-view,\n"
-"                         confine-late-fork (all)\n"
+"                         confine-read,confine-late-fork (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"

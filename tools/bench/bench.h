@@ -84,6 +84,8 @@ enum run_method {
 	RUN_FLOOR_VIEW,      /* the same, plus the job's read-only view of the
 	                        file system and no capabilities: the whole of
 	                        the Linux backend */
+	RUN_CONFINE_READ,    /* confine, Landlock, reads narrowed to the
+	                        system trees (CONFINE_READ_SYSTEM) */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
 	RUN_NMETHODS,

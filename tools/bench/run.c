@@ -40,6 +40,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_FLOOR_VFORK] = "floor-vfork",
 	[RUN_FLOOR_CONFINED] = "floor-confined",
 	[RUN_FLOOR_VIEW] = "floor-view",
+	[RUN_CONFINE_READ] = "confine-read",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 };
 
@@ -109,14 +110,15 @@ run_bwrap(const struct runner *r)
 }
 
 static int
-spawn_backend(struct confine *c, const char *scratch, const char *exe,
+spawn_flags(struct confine *c, const char *scratch, const char *exe,
     const char *const *argv, int64_t deadline_ms, enum confine_backend backend,
-    struct confine_job **job)
+    unsigned flags, struct confine_job **job)
 {
 	struct confine_spec spec;
 	int rc;
 
 	confine_spec_init(&spec);
+	spec.flags = flags;
 	spec.exe = exe;
 	spec.argv = argv;
 	spec.scratch = scratch;
@@ -129,6 +131,14 @@ spawn_backend(struct confine *c, const char *scratch, const char *exe,
 	return rc;
 }
 
+static int
+spawn_backend(struct confine *c, const char *scratch, const char *exe,
+    const char *const *argv, int64_t deadline_ms, enum confine_backend backend,
+    struct confine_job **job)
+{
+	return spawn_flags(c, scratch, exe, argv, deadline_ms, backend, 0, job);
+}
+
 int
 run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
     const char *const *argv, int64_t deadline_ms, struct confine_job **job)
@@ -139,7 +149,7 @@ run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
 
 static int
 run_confine(struct confine *c, const char *scratch, enum confine_backend b,
-    struct run_phases *ph)
+    unsigned flags, struct run_phases *ph)
 {
 	struct confine_result res;
 	struct confine_job *job;
@@ -148,7 +158,7 @@ run_confine(struct confine *c, const char *scratch, enum confine_backend b,
 
 	if (c == NULL)
 		return -1;
-	if (spawn_backend(c, scratch, TRUE_PATH, true_argv, 0, b, &job) != 0)
+	if (spawn_flags(c, scratch, TRUE_PATH, true_argv, 0, b, flags, &job) != 0)
 		return -1;
 	t1 = bench_now();
 	rc = confine_wait(job, -1, &res);
@@ -340,9 +350,12 @@ run_true_phases(const struct runner *r, enum run_method m,
 		return run_spawn(TRUE_PATH, true_argv, "posix_spawn");
 	case RUN_CONFINE:
 		return run_confine(r->c, r->scratch, CONFINE_BACKEND_LANDLOCK,
-		    ph);
+		    0, ph);
 	case RUN_CONFINE_NONE:
-		return run_confine(r->c, r->scratch, CONFINE_BACKEND_NONE, ph);
+		return run_confine(r->c, r->scratch, CONFINE_BACKEND_NONE, 0, ph);
+	case RUN_CONFINE_READ:
+		return run_confine(r->c, r->scratch, CONFINE_BACKEND_LANDLOCK,
+		    CONFINE_READ_SYSTEM, ph);
 	case RUN_BWRAP:
 		return run_bwrap(r);
 	case RUN_FLOOR_SERVER:
@@ -354,7 +367,7 @@ run_true_phases(const struct runner *r, enum run_method m,
 		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW);
 	case RUN_CONFINE_LATE:
 		return run_confine(r->late, r->scratch,
-		    CONFINE_BACKEND_LANDLOCK, ph);
+		    CONFINE_BACKEND_LANDLOCK, 0, ph);
 	case RUN_NMETHODS:
 	default:
 		return -1;
