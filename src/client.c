@@ -12,7 +12,11 @@
  * is still delivered, and every job left in the table is settled
  * Uncertain(helper lost) by helper_lost(), once. The next spawn starts a
  * replacement on the same descriptor number; gen tells a send meant for
- * the lost helper from one for its replacement.
+ * the lost helper from one for its replacement. The replacement is
+ * started without mu (starting set): spawning and shaking hands may take
+ * seconds, and other threads' waits, cancels and dispatches must not
+ * stall behind it. Until it is done, c stays lost: no one else reads the
+ * socket or the input buffer, and other spawns wait for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +88,7 @@ struct confine {
 	char *helper_path;
 	char *socket_path;
 	bool reading;
+	bool starting;                 /* a replacement on its way, outside mu */
 	bool lost;
 	bool closing;
 	bool shut_acked;
@@ -608,9 +613,12 @@ start_connect(struct confine *c, int *fd)
 	return 0;
 }
 
-/* Sends hello and waits for the helper's; the reader role is ours. */
+/*
+ * Sends hello and waits for the helper's, which says its pid. c is lost
+ * or not yet shared, so the socket and the input are ours alone.
+ */
 static int
-handshake(struct confine *c)
+handshake(struct confine *c, pid_t *pid)
 {
 	struct wire_hello hi = { .version_min = WIRE_VERSION,
 		.version_max = WIRE_VERSION };
@@ -651,7 +659,7 @@ handshake(struct confine *c)
 	    hi.version != WIRE_VERSION)
 		return fail(EPROTO, "the helper does not speak protocol %d",
 		    WIRE_VERSION);
-	c->helper_pid = (pid_t)hi.pid;
+	*pid = (pid_t)hi.pid;
 	c->inlen -= WIRE_HDR_LEN + h.len;
 	memmove(c->in, c->in + WIRE_HDR_LEN + h.len, c->inlen);
 	return 0;
@@ -700,11 +708,13 @@ reap_child(struct confine *c, bool wait_long)
 /*
  * Starts (or attaches to) a helper; its socket takes c->fd's number when
  * c already has one, so hosts polling confine_fd() need not notice.
+ * Called without mu, while c is lost (or not yet shared).
  */
 static int
 start_helper(struct confine *c)
 {
 	int fd = -1, rc;
+	pid_t pid = 0;
 
 	switch (c->mode) {
 	case CONFINE_MODE_EXEC:
@@ -724,6 +734,7 @@ start_helper(struct confine *c)
 	if (rc != 0)
 		return rc;
 	/* From here on, a send meant for the old helper is dropped. */
+	pthread_mutex_lock(&c->mu);
 	pthread_mutex_lock(&c->send_mu);
 	c->gen++;
 	if (c->fd >= 0 && fd != c->fd) {
@@ -736,17 +747,19 @@ start_helper(struct confine *c)
 		c->fd = fd;
 	}
 	pthread_mutex_unlock(&c->send_mu);
+	pthread_mutex_unlock(&c->mu);
+	if (rc == 0) {
+		c->inlen = 0;
+		rc = handshake(c, &pid);
+	}
 	if (rc != 0) {
 		reap_child(c, false);
 		return rc;
 	}
-	c->inlen = 0;
-	rc = handshake(c);
-	if (rc != 0) {
-		reap_child(c, false);
-		return rc;
-	}
+	pthread_mutex_lock(&c->mu);
+	c->helper_pid = pid;
 	c->lost = false;
+	pthread_mutex_unlock(&c->mu);
 	return 0;
 }
 
@@ -821,18 +834,32 @@ confine_helper_pid(struct confine *c)
 	return pid;
 }
 
-/* A lost helper is replaced for the next spawn; under mu, no reader. */
+/*
+ * A lost helper is replaced for the next spawn: by one thread, outside
+ * mu, while the others that want it wait and the rest go on. Called and
+ * returns with mu held.
+ */
 static int
 replace_helper(struct confine *c)
 {
-	while (c->reading)
+	int rc;
+
+	while (c->reading || c->starting)
 		pthread_cond_wait(&c->cv, &c->mu);
 	if (!c->lost)
 		return 0;
-	reap_child(c, false);
+	if (c->closing)
+		return fail(ESHUTDOWN, "confine_close() has begun");
 	if (c->mode == CONFINE_MODE_CONNECT)
 		return fail(ECONNRESET, "the helper at %s is gone", c->socket_path);
-	return start_helper(c);
+	c->starting = true;
+	pthread_mutex_unlock(&c->mu);
+	reap_child(c, false);
+	rc = start_helper(c);
+	pthread_mutex_lock(&c->mu);
+	c->starting = false;
+	pthread_cond_broadcast(&c->cv);
+	return rc;
 }
 
 /* ---- jobs ---- */
@@ -1155,6 +1182,8 @@ confine_close(struct confine *c)
 		return;
 	pthread_mutex_lock(&c->mu);
 	c->closing = true;
+	while (c->starting)
+		pthread_cond_wait(&c->cv, &c->mu);
 	gen = c->gen;
 	if (!c->lost) {
 		pthread_mutex_unlock(&c->mu);

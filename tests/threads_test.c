@@ -11,12 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
@@ -214,12 +219,133 @@ helper_killed_then_threads_spawn_at_once(void **state)
 	free(scratch);
 }
 
+/*
+ * The replacement of a lost helper held at a gate: a script that, once the
+ * gate exists, notes its run and waits to be let through before it execs
+ * the helper. While one thread's spawn waits there, another thread's
+ * dispatch, wait, cancel and helper_pid must all return: progress, not a
+ * clock, is what is asserted. A second spawn meanwhile waits for the same
+ * replacement instead of starting one of its own.
+ */
+static char *gate, *runs;
+static atomic_int probed, through;
+static struct confine_job *old_job;
+
+static void *
+spawn_through_the_gate(void *arg)
+{
+	expect(spawn("exit", "0"), CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	atomic_fetch_add(&through, 1);
+	return arg;
+}
+
+static void *
+probe_while_replacing(void *arg)
+{
+	struct confine_result r;
+	pid_t *dead = arg;
+
+	if (confine_dispatch(c) != -ECONNRESET)
+		atomic_fetch_add(&bad_jobs, 1);
+	if (confine_wait(old_job, 0, &r) != 0 ||
+	    r.reason != CONFINE_REASON_HELPER_LOST)
+		atomic_fetch_add(&bad_jobs, 1);
+	if (confine_cancel(old_job) != -EALREADY)
+		atomic_fetch_add(&bad_jobs, 1);
+	if (confine_helper_pid(c) != *dead)
+		atomic_fetch_add(&bad_jobs, 1);
+	atomic_store(&probed, 1);
+	return arg;
+}
+
+static void
+await_path(const char *path)
+{
+	struct timespec ms = { 0, 10000000 };
+	int i;
+
+	for (i = 0; i < 6000 && !tu_exists(path); i++)
+		nanosleep(&ms, NULL);
+	assert_true(tu_exists(path));
+}
+
+static void
+a_replacement_stalls_no_other_thread(void **state)
+{
+	struct confine_options o = { .mode = CONFINE_MODE_EXEC };
+	struct timespec ms = { 0, 10000000 };
+	struct confine_result r;
+	pthread_t a, b, probe;
+	char *dir = tu_mkdtemp("gate"), *script, *log;
+	pid_t helper;
+	FILE *f;
+	int i, fd;
+
+	(void)state;
+	atomic_store(&bad_jobs, 0);
+	scratch = tu_mkdtemp("scratch");
+	gate = tu_join(dir, "gate");
+	runs = tu_join(dir, "runs");
+	script = tu_join(dir, "helper.sh");
+	assert_non_null(f = fopen(script, "w"));
+	fprintf(f, "#!/bin/sh\nif [ -p '%s' ]; then echo run >> '%s'; "
+	    "read x < '%s'; fi\nexec '%s' \"$@\"\n", gate, runs, gate, hu_helper);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+	o.helper_path = script;
+	assert_int_equal(confine_open(&c, &o), 0);
+	old_job = spawn("sleep", "60000");
+	assert_non_null(old_job);
+	helper = confine_helper_pid(c);
+	assert_int_equal(mkfifo(gate, 0600), 0);
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	hu_await_exit(helper);
+	/* The loss seen, by a wait: old_job is settled before anyone spawns. */
+	assert_int_equal(confine_wait(old_job, -1, &r), 0);
+	assert_int_equal(r.reason, CONFINE_REASON_HELPER_LOST);
+	assert_int_equal(pthread_create(&a, NULL, spawn_through_the_gate, NULL), 0);
+	await_path(runs);
+	assert_int_equal(pthread_create(&b, NULL, spawn_through_the_gate, NULL), 0);
+	assert_int_equal(pthread_create(&probe, NULL, probe_while_replacing,
+	    &helper), 0);
+	/*
+	 * The probe must be done while both spawns are still held: a stall
+	 * would last until the replacement gave up on its handshake.
+	 */
+	for (i = 0; i < 6000 && !atomic_load(&probed); i++)
+		nanosleep(&ms, NULL);
+	i = atomic_load(&probed) && atomic_load(&through) == 0;
+	/* Not blocking: with no one at the gate, there is no one to release. */
+	if ((fd = open(gate, O_WRONLY | O_NONBLOCK)) >= 0) {
+		assert_int_equal(write(fd, "go\n", 3), 3);
+		close(fd);
+	}
+	pthread_join(probe, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	assert_int_equal(i, 1);
+	assert_int_equal(atomic_load(&bad_jobs), 0);
+	assert_int_not_equal(confine_helper_pid(c), helper);
+	/* One replacement for both spawns. */
+	log = tu_slurp(runs, NULL);
+	assert_string_equal(log, "run\n");
+	free(log);
+	confine_job_free(old_job);
+	confine_close(c);
+	free(script);
+	free(gate);
+	free(runs);
+	free(dir);
+	free(scratch);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sixteen_threads_two_hundred_jobs_each),
 		cmocka_unit_test(helper_killed_then_threads_spawn_at_once),
+		cmocka_unit_test(a_replacement_stalls_no_other_thread),
 	};
 
 	hu_setup();
