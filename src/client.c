@@ -27,6 +27,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@
 
 #define BUCKETS 512
 #define HELLO_TIMEOUT_MS 10000
+#define SPAWN_TIMEOUT_MS 30000
 #define CLOSE_TIMEOUT_MS 30000
 #define HELPER_FD 3
 
@@ -85,6 +87,7 @@ struct confine {
 	pid_t helper_pid;              /* as the helper reported it */
 	unsigned gen;                  /* the helper's; changed under both locks */
 	enum confine_mode mode;        /* resolved: EXEC, FORK or CONNECT */
+	int spawn_timeout_ms;          /* -1: none */
 	char *helper_path;
 	char *socket_path;
 	bool reading;
@@ -127,12 +130,69 @@ confine_default_helper_path(void)
 	return CONFINE_HELPER_DEFAULT;
 }
 
-void
-confine_spec_init(struct confine_spec *spec)
+const char *
+confine_version(void)
+{
+	return CONFINE_VERSION;
+}
+
+/* ---- structs of another header's size ---- */
+
+#define END_OF(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+/* Version 0.2's, the first with sizes: no host passes less. */
+#define OPTIONS_MIN END_OF(struct confine_options, spawn_timeout_ms)
+#define SPEC_MIN END_OF(struct confine_spec, readable)
+#define RESULT_MIN END_OF(struct confine_result, max_rss_kib)
+
+/*
+ * The host's struct of size bytes into ours, which holds the defaults of
+ * the fields its header lacks. Bytes of the host's beyond ours are fields
+ * we do not know: set, they are refused (-E2BIG), never ignored.
+ */
+static int
+struct_in(void *ours, size_t our_size, const void *theirs, size_t size,
+    size_t min, const char *what)
+{
+	const unsigned char *p = theirs;
+	size_t i;
+
+	if (size < min)
+		return fail(EINVAL, "struct %s of %zu bytes: this library needs "
+		    "at least %zu (a header older than 0.2?)", what, size, min);
+	for (i = our_size; i < size; i++)
+		if (p[i] != 0)
+			return fail(E2BIG, "struct %s has a field set at byte %zu "
+			    "that this library (%s) does not know", what, i,
+			    CONFINE_VERSION);
+	memcpy(ours, theirs, size < our_size ? size : our_size);
+	return 0;
+}
+
+/* Ours into the host's of size bytes: what it has room for, zeros after. */
+static void
+struct_out(void *theirs, size_t size, const void *ours, size_t our_size)
+{
+	memcpy(theirs, ours, size < our_size ? size : our_size);
+	if (size > our_size)
+		memset((unsigned char *)theirs + our_size, 0, size - our_size);
+}
+
+static void
+spec_defaults(struct confine_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
 	spec->stdin_fd = spec->stdout_fd = spec->stderr_fd = -1;
 	spec->backend = CONFINE_BACKEND_AUTO;
+}
+
+void
+confine_spec_init_sized(struct confine_spec *spec, size_t size)
+{
+	struct confine_spec d;
+
+	/* Every byte of the host's cleared, ours set where it has them. */
+	spec_defaults(&d);
+	struct_out(spec, size, &d, sizeof(d));
 }
 
 /* ---- the job table, under mu ---- */
@@ -488,6 +548,20 @@ lose_helper(struct confine *c, unsigned gen)
 		(void)pump(c, INT64_MAX);
 }
 
+/*
+ * A helper that has not answered a spawn in time is stuck (stopped,
+ * deadlocked, starved): it is lost, as if it had died, and one we started
+ * is killed, so that it and its jobs end now rather than whenever it
+ * wakes. Under mu.
+ */
+static void
+spawn_timed_out(struct confine *c, unsigned gen)
+{
+	if (gen == c->gen && !c->lost && c->child > 0)
+		(void)kill(c->child, SIGKILL);
+	lose_helper(c, gen);
+}
+
 /* ---- starting helpers ---- */
 
 static int
@@ -764,13 +838,24 @@ start_helper(struct confine *c)
 }
 
 int
-confine_open(struct confine **out, const struct confine_options *o)
+confine_open_sized(struct confine **out, const struct confine_options *given,
+    size_t size)
 {
+	struct confine_options own = { .mode = CONFINE_MODE_AUTO }, *o = NULL;
 	struct confine *c;
 	int rc;
 
 	*out = NULL;
 	errmsg[0] = '\0';
+	if (given != NULL) {
+		if ((rc = struct_in(&own, sizeof(own), given, size, OPTIONS_MIN,
+		    "confine_options")) != 0)
+			return rc;
+		o = &own;
+	}
+	if (own.spawn_timeout_ms < -1)
+		return fail(EINVAL, "spawn_timeout_ms %d: 0, -1 or a positive "
+		    "number of ms", own.spawn_timeout_ms);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return fail(ENOMEM, "out of memory");
@@ -779,7 +864,9 @@ confine_open(struct confine **out, const struct confine_options *o)
 	cond_init(&c->cv);
 	c->fd = -1;
 	c->next_id = 1;
-	c->mode = o ? o->mode : CONFINE_MODE_AUTO;
+	c->mode = own.mode;
+	c->spawn_timeout_ms = own.spawn_timeout_ms ? own.spawn_timeout_ms :
+	    SPAWN_TIMEOUT_MS;
 	rc = 0;
 	switch (c->mode) {
 	case CONFINE_MODE_EXEC:
@@ -901,18 +988,24 @@ enlist(struct confine *c, struct confine_job *j, unsigned *gen)
 }
 
 int
-confine_spawn(struct confine *c, const struct confine_spec *ps,
-    struct confine_job **out)
+confine_spawn_sized(struct confine *c, const struct confine_spec *given,
+    size_t size, struct confine_job **out)
 {
 	const char *argv0[2] = { NULL, NULL }, *why;
+	struct confine_spec own, *ps = &own;
 	struct wire_buf b = { 0 };
 	struct confine_job *j;
 	struct spec s;
 	unsigned mask = 0, nfds = 0, i, gen = 0;
+	int64_t deadline;
 	int fds[3], rc, tries;
 
 	*out = NULL;
 	errmsg[0] = '\0';
+	spec_defaults(&own);
+	if ((rc = struct_in(&own, sizeof(own), given, size, SPEC_MIN,
+	    "confine_spec")) != 0)
+		return rc;
 	memset(&s, 0, sizeof(s));
 	s.exe = ps->exe;
 	if (ps->argv != NULL && ps->argv[0] != NULL) {
@@ -996,8 +1089,19 @@ confine_spawn(struct confine *c, const struct confine_spec *ps,
 		    "started to replace it");
 		goto out;
 	}
-	while (j->state == J_SENT)
-		(void)pump(c, INT64_MAX);
+	deadline = c->spawn_timeout_ms < 0 ? INT64_MAX :
+	    clock_ns() + (int64_t)c->spawn_timeout_ms * 1000000;
+	while (j->state == J_SENT) {
+		(void)pump(c, deadline);
+		if (j->state == J_SENT && clock_ns() >= deadline) {
+			spawn_timed_out(c, gen);
+			c->handles--;
+			rc = fail(ETIMEDOUT, "the helper did not answer within "
+			    "%d ms: it is taken as lost, and what it started "
+			    "ends with it", c->spawn_timeout_ms);
+			goto out;
+		}
+	}
 	if (j->state == J_REFUSED) {
 		rc = fail(j->err, "%s", j->why);
 		c->handles--;
@@ -1013,13 +1117,17 @@ out:
 }
 
 int
-confine_wait(struct confine_job *j, int timeout_ms, struct confine_result *r)
+confine_wait_sized(struct confine_job *j, int timeout_ms,
+    struct confine_result *r, size_t size)
 {
 	struct confine *c = j->c;
 	int64_t deadline = timeout_ms < 0 ? INT64_MAX :
 	    clock_ns() + (int64_t)timeout_ms * 1000000;
 	int rc = 0;
 
+	if (size < RESULT_MIN)
+		return fail(EINVAL, "struct confine_result of %zu bytes: this "
+		    "library needs at least %zu", size, (size_t)RESULT_MIN);
 	pthread_mutex_lock(&c->mu);
 	while (j->state != J_SETTLED && rc == 0) {
 		rc = pump(c, deadline);
@@ -1028,7 +1136,7 @@ confine_wait(struct confine_job *j, int timeout_ms, struct confine_result *r)
 			rc = -ETIMEDOUT;
 	}
 	if (j->state == J_SETTLED) {
-		*r = j->result;
+		struct_out(r, size, &j->result, sizeof(j->result));
 		rc = 0;
 	}
 	pthread_mutex_unlock(&c->mu);

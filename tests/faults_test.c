@@ -47,6 +47,18 @@ teardown(void **state)
 	return 0;
 }
 
+/* One job that exits 0 through c: it must complete. */
+static void
+completes(struct confine *c)
+{
+	struct hu_job j;
+
+	hu_init(&j, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+}
+
 static void
 helper_killed_with_a_hundred_jobs_in_flight(void **state)
 {
@@ -91,7 +103,6 @@ helper_out_of_descriptors_refuses_and_recovers(void **state)
 {
 	static struct hu_job j[64];
 	struct rlimit rl = { 24, 24 };
-	struct hu_job next;
 	struct confine *c;
 	int i, n, rc = 0;
 
@@ -113,10 +124,7 @@ helper_out_of_descriptors_refuses_and_recovers(void **state)
 		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
 		hu_free(&j[i]);
 	}
-	hu_init(&next, scratch, "exit", "0", NULL);
-	assert_int_equal(hu_run(c, &next), 0);
-	assert_int_equal(next.r.outcome, CONFINE_COMPLETED);
-	hu_free(&next);
+	completes(c);
 	confine_close(c);
 }
 
@@ -186,7 +194,6 @@ client_that_never_reads_does_not_block_others(void **state)
 	char *dir = tu_sockdir(), *sock = tu_join(dir, "h.sock");
 	struct wire_buf b = { 0 };
 	struct confine *good;
-	struct hu_job j;
 	struct spec s;
 	pid_t listener;
 	uint32_t id;
@@ -216,20 +223,94 @@ client_that_never_reads_does_not_block_others(void **state)
 	}
 	assert_true(sent);
 	assert_int_equal(hu_open(&good, CONFINE_MODE_CONNECT, sock), 0);
-	hu_init(&j, scratch, "exit", "0", NULL);
-	assert_int_equal(hu_run(good, &j), 0);
-	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
-	hu_free(&j);
+	completes(good);
 	close(fd);
 	/* Its jobs go with it; the helper is still there for the others. */
-	hu_init(&j, scratch, "exit", "0", NULL);
-	assert_int_equal(hu_run(good, &j), 0);
-	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
-	hu_free(&j);
+	completes(good);
 	assert_int_equal(kill(listener, 0), 0);
 	confine_close(good);
 	hu_stop(listener);
 	wire_buf_free(&b);
+	tu_rmsock(dir, sock);
+}
+
+/*
+ * Opens a helper in mode (for CONNECT, the one listening at sock) with a
+ * bound on how long a spawn waits for it, runs one sleeping job and stops
+ * the helper (SIGSTOP). The next spawn must come back -ETIMEDOUT, and the
+ * job in flight settle Uncertain(helper lost). Returns the helper's pid;
+ * *job_pid is the sleeping job's.
+ */
+static pid_t
+stop_under_a_spawn(struct confine **c, enum confine_mode mode,
+    const char *sock, pid_t *job_pid)
+{
+	struct confine_options o = { .mode = mode, .helper_path = hu_helper,
+		.socket_path = sock, .spawn_timeout_ms = 500 };
+	struct hu_job before, stuck;
+	pid_t helper;
+
+	assert_int_equal(confine_open(c, &o), 0);
+	helper = confine_helper_pid(*c);
+	hu_init(&before, scratch, "pid-sleep", "60000", NULL);
+	assert_int_equal(hu_spawn(*c, &before), 0);
+	*job_pid = hu_read_pid(before.outfd);
+	assert_int_equal(kill(helper, SIGSTOP), 0);
+	hu_init(&stuck, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_spawn(*c, &stuck), -ETIMEDOUT);
+	assert_non_null(strstr(confine_error_message(), "did not answer"));
+	hu_free(&stuck);
+	assert_int_equal(confine_wait(before.job, 0, &before.r), 0);
+	assert_int_equal(before.r.outcome, CONFINE_UNCERTAIN);
+	assert_int_equal(before.r.reason, CONFINE_REASON_HELPER_LOST);
+	hu_free(&before);
+	return helper;
+}
+
+/*
+ * A stopped helper that this library started: the spawn times out, the
+ * helper is killed with its job, and the next spawn runs on a new one.
+ */
+static void
+stopped_helper_times_a_spawn_out(void **state)
+{
+	struct confine *c;
+	pid_t helper, job;
+
+	helper = stop_under_a_spawn(&c, CONFINE_MODE_EXEC, NULL, &job);
+	assert_true(hu_gone(job));
+	completes(c);
+	assert_int_not_equal(confine_helper_pid(c), helper);
+	assert_true(hu_gone(helper));
+	confine_close(c);
+}
+
+/*
+ * A shared helper, stopped: the spawn times out and the connection is
+ * given up; the helper is not ours to kill, but once it runs again it
+ * finds the client gone and ends its jobs, and serves others.
+ */
+static void
+stopped_shared_helper_times_a_spawn_out(void **state)
+{
+	char *dir = tu_sockdir(), *sock = tu_join(dir, "h.sock");
+	struct confine *c, *other;
+	struct hu_job next;
+	pid_t listener, job;
+
+	listener = hu_listen(sock, NULL);
+	assert_int_equal(stop_under_a_spawn(&c, CONFINE_MODE_CONNECT, sock,
+	    &job), listener);
+	assert_int_equal(kill(listener, SIGCONT), 0);
+	assert_true(hu_gone(job));
+	hu_init(&next, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_spawn(c, &next), -ECONNRESET);
+	hu_free(&next);
+	confine_close(c);
+	assert_int_equal(hu_open(&other, CONFINE_MODE_CONNECT, sock), 0);
+	completes(other);
+	confine_close(other);
+	hu_stop(listener);
 	tu_rmsock(dir, sock);
 }
 
@@ -243,6 +324,8 @@ main(void)
 		cmocka_unit_test(bounded_tree_under_a_deadline_is_cancelled_and_gone),
 		cmocka_unit_test(stopped_job_under_a_deadline_is_cancelled),
 		cmocka_unit_test(client_that_never_reads_does_not_block_others),
+		cmocka_unit_test(stopped_helper_times_a_spawn_out),
+		cmocka_unit_test(stopped_shared_helper_times_a_spawn_out),
 	};
 
 	hu_setup();

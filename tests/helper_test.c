@@ -844,7 +844,7 @@ a_threaded_host_gets_the_carried_helper_and_its_replacements(void **state)
 static void
 helper_path_options_then_environment_then_default(void **state)
 {
-	struct confine_options o = { CONFINE_MODE_EXEC, NULL, NULL };
+	struct confine_options o = { .mode = CONFINE_MODE_EXEC };
 	const char *installed = confine_default_helper_path();
 	struct confine *c;
 
@@ -878,7 +878,8 @@ helper_path_options_then_environment_then_default(void **state)
 static void
 missing_helper_binary_is_a_clear_error(void **state)
 {
-	struct confine_options o = { CONFINE_MODE_EXEC, "/nonexistent/helper", NULL };
+	struct confine_options o = { .mode = CONFINE_MODE_EXEC,
+	    .helper_path = "/nonexistent/helper" };
 	struct confine *c;
 
 	assert_int_equal(confine_open(&c, &o), -ENOENT);

@@ -82,7 +82,8 @@ hu_stop(pid_t pid)
 int
 hu_open(struct confine **c, enum confine_mode mode, const char *socket)
 {
-	struct confine_options o = { mode, hu_helper, socket };
+	struct confine_options o = { .mode = mode,
+	    .helper_path = hu_helper, .socket_path = socket };
 
 	return confine_open(c, &o);
 }

@@ -14,7 +14,7 @@
 int
 main(int argc, char **argv)
 {
-	struct confine_options o = { CONFINE_MODE_EXEC, NULL, NULL };
+	struct confine_options o = { .mode = CONFINE_MODE_EXEC };
 	const char *jargv[] = { "fixture", "pid-sleep", "30000", NULL };
 	struct confine_spec spec;
 	struct confine_job *job;

@@ -138,7 +138,8 @@ static void
 ten_thousand_jobs_from_sixty_four_threads(void **state)
 {
 	char *plain = tu_runfile("helper/plain-confine-helper");
-	struct confine_options opts = { CONFINE_MODE_EXEC, plain, NULL };
+	struct confine_options opts = { .mode = CONFINE_MODE_EXEC,
+	    .helper_path = plain };
 	pthread_t th[THREADS];
 	int host_fds, helper_fds, i;
 	long idle_kib, after_kib;

@@ -56,7 +56,7 @@ run(struct confine *c, const char *fixture, const char *scratch,
 int
 main(int argc, char **argv)
 {
-	struct confine_options o = { CONFINE_MODE_CONNECT, NULL, NULL };
+	struct confine_options o = { .mode = CONFINE_MODE_CONNECT };
 	struct confine *c;
 
 	if (argc != 4)

@@ -37,7 +37,36 @@
 extern "C" {
 #endif
 
-#define CONFINE_VERSION "0.1.0"
+#include <stddef.h>
+
+/*
+ * The version of this header. confine_version() says the library's, which
+ * may be newer: a host built against this header works with any library of
+ * the same major version (see "Growing" below).
+ */
+#define CONFINE_VERSION_MAJOR 0
+#define CONFINE_VERSION_MINOR 2
+#define CONFINE_VERSION_PATCH 0
+#define CONFINE_VERSION "0.2.0"
+
+/* The library's version, as "MAJOR.MINOR.PATCH". A static string. */
+const char *confine_version(void);
+
+/*
+ * Growing. The structs below grow at their ends, in later versions, by
+ * fields whose zero is the old behaviour. So that a host built against one
+ * header works with a library built against another, every call taking
+ * one of them takes its size too: confine_open, confine_spec_init,
+ * confine_spawn and confine_wait are macros passing sizeof as this header
+ * knows it to the *_sized functions, which the library exports (bindings
+ * from other languages call those with their own sizes). The library
+ * reads only the bytes the host's struct has (a field the host's header
+ * lacks is taken as zero, its default) and writes only those. A host's
+ * struct longer than the library's must have zeros beyond it: a field the
+ * library does not know, set, is refused with -E2BIG, for it may ask for
+ * confinement the library cannot give. A size below this version's is
+ * -EINVAL. On ELF the exported names carry the symbol version CONFINE_0.2.
+ */
 
 /*
  * How a job settled. The four outcomes never collapse into each other and
@@ -120,6 +149,9 @@ struct confine_result {
 	int64_t user_us;         /* rusage of the job and its waited-for children */
 	int64_t sys_us;
 	int64_t max_rss_kib;
+#ifdef CONFINE_ABI_NEXT
+	int64_t abi_next;        /* the ABI test's "next version" only */
+#endif
 };
 
 /* ---- Starting or attaching to a helper ---- */
@@ -147,6 +179,11 @@ struct confine_options {
 	const char *helper_path;  /* EXEC (AUTO and FORK off Linux);
 	                             copied: the caller keeps its string */
 	const char *socket_path;  /* CONNECT */
+	int spawn_timeout_ms;     /* how long confine_spawn waits for the
+	                             helper's answer: 0 is 30 s, -1 for ever */
+#ifdef CONFINE_ABI_NEXT
+	int64_t abi_next;         /* the ABI test's "next version" only */
+#endif
 };
 
 struct confine;
@@ -156,10 +193,14 @@ struct confine_job;
  * Starts or attaches to a helper and shakes hands with it. options may be
  * NULL (CONFINE_MODE_AUTO). On success *c is owned by the caller until
  * confine_close(). Errors: -ENOENT (no helper binary), -ECONNREFUSED/
- * -EACCES (connect), -EPROTO (handshake), or the errno of making or
- * spawning the carried helper (no /proc, say).
+ * -EACCES (connect), -EPROTO (handshake), -EINVAL (bad options),
+ * -E2BIG (options set a field this library does not know), or the errno
+ * of making or spawning the carried helper (no /proc, say).
  */
-int confine_open(struct confine **c, const struct confine_options *options);
+int confine_open_sized(struct confine **c, const struct confine_options *options,
+    size_t options_size);
+#define confine_open(c, options) \
+	confine_open_sized((c), (options), sizeof(struct confine_options))
 
 /*
  * The helper path used when none is given and $CONFINE_HELPER is unset:
@@ -221,6 +262,9 @@ struct confine_spec {
 	const char *const *readable; /* NULL-terminated trees the job may read
 	                                and run programs from; NULL: every
 	                                one (see CONFINE_READ_SYSTEM) */
+#ifdef CONFINE_ABI_NEXT
+	int64_t abi_next;            /* the ABI test's "next version" only */
+#endif
 };
 
 /*
@@ -268,7 +312,9 @@ struct confine_spec {
 #define CONFINE_READ_SYSTEM 16u
 
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
-void confine_spec_init(struct confine_spec *spec);
+void confine_spec_init_sized(struct confine_spec *spec, size_t spec_size);
+#define confine_spec_init(spec) \
+	confine_spec_init_sized((spec), sizeof(struct confine_spec))
 
 /*
  * Asks the helper to start a job and waits until it has: on 0, *job is the
@@ -294,11 +340,24 @@ void confine_spec_init(struct confine_spec *spec);
  * (confinement cannot be applied exactly), -EAGAIN (fork failed or too
  * many jobs), -ECONNRESET
  * (the helper is gone and none could replace it: always so in connect
- * mode), -ESHUTDOWN (confine_close has begun), or what starting a replacement
- * failed with (as for confine_open). Thread-safe.
+ * mode), -ESHUTDOWN (confine_close has begun), -E2BIG (the host's spec
+ * sets a field this library does not know: see "Growing"), or what
+ * starting a replacement failed with (as for confine_open).
+ *
+ * Bounded: a helper that has not answered within the options'
+ * spawn_timeout_ms (30 s unless set) is stuck (stopped, deadlocked,
+ * starved) and is taken as lost, exactly as if it had died: every job in
+ * flight settles Uncertain(helper lost), a helper this library started is
+ * killed (a shared one is disconnected, and ends this client's jobs when
+ * it runs again), and the call returns -ETIMEDOUT. The request may have
+ * started a job: it ends with the helper. The next spawn starts a
+ * replacement. A replacement is started by one thread while the others'
+ * waits, cancels and dispatches go on. Thread-safe.
  */
-int confine_spawn(struct confine *c, const struct confine_spec *spec,
-    struct confine_job **job);
+int confine_spawn_sized(struct confine *c, const struct confine_spec *spec,
+    size_t spec_size, struct confine_job **job);
+#define confine_spawn(c, spec, job) \
+	confine_spawn_sized((c), (spec), sizeof(struct confine_spec), (job))
 
 /*
  * Waits up to timeout_ms (-1: for ever, 0: just look) for the job to
@@ -307,8 +366,11 @@ int confine_spawn(struct confine *c, const struct confine_spec *spec,
  * take turns reading the helper's socket, so no thread is needed to
  * deliver results.
  */
-int confine_wait(struct confine_job *job, int timeout_ms,
-    struct confine_result *result);
+int confine_wait_sized(struct confine_job *job, int timeout_ms,
+    struct confine_result *result, size_t result_size);
+#define confine_wait(job, timeout_ms, result) \
+	confine_wait_sized((job), (timeout_ms), (result), \
+	    sizeof(struct confine_result))
 
 /*
  * Cancels a job that has not settled (it will settle Cancelled, or as it

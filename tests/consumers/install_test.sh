@@ -50,10 +50,17 @@ case_library_has_a_soname_and_exports_only_the_api() {
 		fail "the installed library needs a sanitizer"
 	header_api >"$T/api"
 	nm -D --defined-only "$PREFIX/lib/libconfine.so.$VERSION" |
-		awk '$2 ~ /^[TDBRW]$/ { print $3 }' | sort -u >"$T/exported"
+		awk '$2 ~ /^[TDBRW]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u >"$T/exported"
 	[ -s "$T/api" ] || fail "no functions found in the header"
 	diff "$T/api" "$T/exported" >"$T/out" ||
 		fail "exported symbols differ from the header's functions"
+	# Every one under the ABI's symbol version.
+	objdump -T "$PREFIX/lib/libconfine.so.$VERSION" |
+		awk '$NF ~ /^confine_/ { print $(NF-1), $NF }' >"$T/versions"
+	[ "$(wc -l <"$T/versions")" -eq "$(wc -l <"$T/api")" ] ||
+		fail "objdump -T lists $(wc -l <"$T/versions") of the API"
+	! grep -v '^CONFINE_0\.2 ' "$T/versions" >"$T/out" ||
+		fail "exported without the symbol version CONFINE_0.2"
 }
 
 case_pkg_config_describes_the_install() {
@@ -86,6 +93,10 @@ case_shared_consumer_finds_the_installed_helper_by_default() {
 	    >"$T/err" 2>&1 || fail "cc failed"
 	readelf -d "$T/consumer" | grep -q 'NEEDED.*libconfine.so.0' ||
 		fail "not linked against libconfine.so.0"
+	# The sized entry points, bound to the version it was linked against.
+	readelf -W --dyn-syms "$T/consumer" |
+		grep -q ' confine_spawn_sized@CONFINE_0\.2' ||
+		fail "confine_spawn is not confine_spawn_sized@CONFINE_0.2"
 	LD_LIBRARY_PATH="$PREFIX/lib" consume "$T/consumer" "$S" "$T/outside/f"
 }
 
