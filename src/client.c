@@ -71,6 +71,7 @@ struct confine_job {
 	char why[160];
 	bool freed;                    /* the caller let go of it */
 	bool listed;                   /* in the table, awaiting the helper */
+	unsigned users;                /* threads inside confine_wait on it */
 	enum confine_backend backend;
 	char *scratch;                 /* as the helper said, from STARTED */
 	char *tmp;                     /* the same */
@@ -97,6 +98,7 @@ struct confine {
 	bool shut_acked;
 	uint32_t next_id;
 	size_t handles;                /* jobs not yet freed */
+	unsigned waiting;              /* threads inside confine_wait */
 	struct confine_job *ids[BUCKETS];
 	uint8_t *in;                   /* the reader's, between parses */
 	size_t inlen, incap;
@@ -205,6 +207,18 @@ job_delete(struct confine_job *j)
 	free(j);
 }
 
+/*
+ * A job goes once its owner has let go of it, the helper is done with it
+ * and no thread is inside a wait on it: a free while another thread waits
+ * is not a use after free.
+ */
+static void
+job_release(struct confine_job *j)
+{
+	if (j->freed && !j->listed && j->users == 0)
+		job_delete(j);
+}
+
 static struct confine_job **
 slot(struct confine *c, uint32_t id)
 {
@@ -222,8 +236,7 @@ unlist(struct confine *c, struct confine_job *j)
 		return;
 	*slot(c, j->id) = j->next;
 	j->listed = false;
-	if (j->freed)
-		job_delete(j);
+	job_release(j);
 }
 
 static void
@@ -257,8 +270,7 @@ helper_lost(struct confine *c)
 			next = j->next;
 			lost_result(j);
 			j->listed = false;
-			if (j->freed)
-				job_delete(j);
+			job_release(j);
 		}
 		c->ids[b] = NULL;
 	}
@@ -1116,6 +1128,32 @@ out:
 	return rc;
 }
 
+static void
+free_confine(struct confine *c)
+{
+	pthread_mutex_unlock(&c->mu);
+	pthread_mutex_destroy(&c->mu);
+	pthread_mutex_destroy(&c->send_mu);
+	pthread_cond_destroy(&c->cv);
+	free(c->helper_path);
+	free(c->socket_path);
+	free(c->in);
+	free(c);
+}
+
+/*
+ * Unlocks mu, and releases c too once it is closed and no handle or
+ * waiting thread is left of it: c goes with the last of them.
+ */
+static void
+release_confine(struct confine *c)
+{
+	if (c->fd < 0 && c->handles == 0 && c->waiting == 0)
+		free_confine(c);
+	else
+		pthread_mutex_unlock(&c->mu);
+}
+
 int
 confine_wait_sized(struct confine_job *j, int timeout_ms,
     struct confine_result *r, size_t size)
@@ -1129,6 +1167,8 @@ confine_wait_sized(struct confine_job *j, int timeout_ms,
 		return fail(EINVAL, "struct confine_result of %zu bytes: this "
 		    "library needs at least %zu", size, (size_t)RESULT_MIN);
 	pthread_mutex_lock(&c->mu);
+	j->users++;
+	c->waiting++;
 	while (j->state != J_SETTLED && rc == 0) {
 		rc = pump(c, deadline);
 		if (j->state != J_SETTLED && deadline != INT64_MAX &&
@@ -1139,7 +1179,10 @@ confine_wait_sized(struct confine_job *j, int timeout_ms,
 		struct_out(r, size, &j->result, sizeof(j->result));
 		rc = 0;
 	}
-	pthread_mutex_unlock(&c->mu);
+	j->users--;
+	c->waiting--;
+	job_release(j);
+	release_confine(c);
 	return rc == 0 ? 0 : fail(ETIMEDOUT, "the job has not settled yet");
 }
 
@@ -1149,29 +1192,21 @@ confine_cancel(struct confine_job *j)
 	struct confine *c = j->c;
 	bool settled;
 	unsigned gen;
+	uint32_t id;
 
 	pthread_mutex_lock(&c->mu);
 	settled = j->state == J_SETTLED || c->lost;
 	gen = c->gen;
+	id = j->id;
 	pthread_mutex_unlock(&c->mu);
 	if (settled)
 		return -EALREADY;
-	/* A send that fails means the helper is gone: it settles as lost. */
-	(void)send_empty(c, gen, WIRE_CANCEL, j->id);
+	/*
+	 * By id, j untouched: another thread may free it now. A send that
+	 * fails means the helper is gone: it settles as lost.
+	 */
+	(void)send_empty(c, gen, WIRE_CANCEL, id);
 	return 0;
-}
-
-static void
-free_confine(struct confine *c)
-{
-	pthread_mutex_unlock(&c->mu);
-	pthread_mutex_destroy(&c->mu);
-	pthread_mutex_destroy(&c->send_mu);
-	pthread_cond_destroy(&c->cv);
-	free(c->helper_path);
-	free(c->socket_path);
-	free(c->in);
-	free(c);
 }
 
 void
@@ -1190,18 +1225,16 @@ confine_job_free(struct confine_job *j)
 	cancel = j->listed && !c->lost && c->fd >= 0;
 	gen = c->gen;
 	c->handles--;
-	if (j->listed)
-		j->freed = true;  /* freed when its settlement arrives */
-	else
-		job_delete(j);
-	if (c->fd < 0 && c->handles == 0) {
-		free_confine(c);
+	/* Now, or when its settlement arrives, or its last waiter leaves. */
+	j->freed = true;
+	job_release(j);
+	if (!cancel) {
+		release_confine(c);
 		return;
 	}
 	pthread_mutex_unlock(&c->mu);
 	/* By id: once unlocked, the settlement may free the job. */
-	if (cancel)
-		(void)send_empty(c, gen, WIRE_CANCEL, id);
+	(void)send_empty(c, gen, WIRE_CANCEL, id);
 }
 
 /* A path the helper reported, once STARTED set it; "" until then. */
@@ -1309,8 +1342,5 @@ confine_close(struct confine *c)
 	pthread_mutex_unlock(&c->mu);
 	reap_child(c, true);
 	pthread_mutex_lock(&c->mu);
-	if (c->handles == 0)
-		free_confine(c);
-	else
-		pthread_mutex_unlock(&c->mu);
+	release_confine(c);
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -339,6 +340,86 @@ a_replacement_stalls_no_other_thread(void **state)
 	free(scratch);
 }
 
+/*
+ * Two threads wait on a job, a third frees it meanwhile. The free cancels
+ * it; each wait returns its settlement, Cancelled, and the job's memory
+ * outlives the waits (ASan in tools/test would see a use after free). The
+ * free is made only once both waiters are blocked inside confine_wait, as
+ * /proc says of their threads: in poll, or in a futex behind the reader.
+ */
+struct freed_wait {
+	struct confine_job *job;
+	struct confine_result r;
+	atomic_int tid;
+	int rc;
+};
+
+static void *
+wait_on_it(void *arg)
+{
+	struct freed_wait *w = arg;
+
+	atomic_store(&w->tid, (int)gettid());
+	w->rc = confine_wait(w->job, -1, &w->r);
+	return arg;
+}
+
+/* True once thread tid of ours sleeps in poll, ppoll or futex. */
+static bool
+blocked(int tid)
+{
+	char path[64], buf[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	if ((f = fopen(path, "r")) == NULL)
+		return false;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		nr = strtol(buf, NULL, 10);
+	fclose(f);
+	return nr == SYS_poll || nr == SYS_ppoll || nr == SYS_futex;
+}
+
+static void
+a_job_freed_while_other_threads_wait(void **state)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct confine_job *job;
+	struct freed_wait w[2];
+	pthread_t th[2];
+	int i, k, tid;
+
+	(void)state;
+	scratch = tu_mkdtemp("scratch");
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	job = spawn("sleep", "60000");
+	assert_non_null(job);
+	/* One waiter reads the socket, the other waits behind it. */
+	for (k = 0; k < 2; k++) {
+		memset(&w[k], 0, sizeof(w[k]));
+		w[k].job = job;
+		assert_int_equal(pthread_create(&th[k], NULL, wait_on_it, &w[k]),
+		    0);
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 60000; i++) {
+			tid = atomic_load(&w[k].tid);
+			if (tid != 0 && blocked(tid))
+				break;
+			nanosleep(&ms, NULL);
+		}
+	confine_job_free(job);
+	for (k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		assert_int_equal(w[k].rc, 0);
+		assert_int_equal(w[k].r.outcome, CONFINE_CANCELLED);
+		assert_int_equal(w[k].r.reason, CONFINE_REASON_CANCELLED);
+	}
+	confine_close(c);
+	free(scratch);
+}
+
 int
 main(void)
 {
@@ -346,6 +427,7 @@ main(void)
 		cmocka_unit_test(sixteen_threads_two_hundred_jobs_each),
 		cmocka_unit_test(helper_killed_then_threads_spawn_at_once),
 		cmocka_unit_test(a_replacement_stalls_no_other_thread),
+		cmocka_unit_test(a_job_freed_while_other_threads_wait),
 	};
 
 	hu_setup();

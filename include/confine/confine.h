@@ -394,12 +394,15 @@ const char *confine_job_scratch(struct confine_job *job);
 const char *confine_job_tmp(struct confine_job *job);
 
 /*
- * Releases a handle; a job not yet settled is cancelled first (its
- * settlement is then discarded). NULL does nothing. Thread-safe with
- * calls on other jobs, but the handle must have no other user: freeing
- * a job while another thread waits on it, cancels it or reads its
- * scratch is a use after free, and preventing that is the caller's duty.
- * Handles may outlive confine_close(); c is released with the last one.
+ * Releases a handle; a job not yet settled is cancelled first. NULL does
+ * nothing. Thread-safe, with calls on other jobs and with calls already
+ * inside confine_wait or confine_cancel on this job in other threads: a
+ * wait returns the job's settlement (Cancelled, by this free, if it had
+ * not settled), and the job's memory goes once the last of them has
+ * returned. A call on the job that begins after this one has returned,
+ * or a string of confine_job_scratch/confine_job_tmp used after it, is a
+ * use after free: ordering those is the caller's. Handles may outlive
+ * confine_close(); c is released with the last one.
  */
 void confine_job_free(struct confine_job *job);
 
