@@ -175,8 +175,11 @@ main(int argc, char **argv)
 			/* A copy: setproctitle() reuses argv's memory. */
 			free(path);
 			path = strdup(optarg);
-			if (path == NULL)
+			if (path == NULL) {
+				fprintf(stderr, "confine-helper: %s\n",
+				    strerror(ENOMEM));
 				return 1;
+			}
 			break;
 		case 'm':
 			mode = (mode_t)number(optarg, 8, 0777, "mode");

@@ -246,13 +246,33 @@ conn_flush(struct conn *c)
 	c->out.len = c->outoff = 0;
 }
 
+/*
+ * rc of queuing a frame the peer must have: a hello, a job's start, its
+ * settlement or refusal, the end of a shutdown. One that could not be
+ * queued (out of memory) would leave the client waiting for ever, so the
+ * connection ends instead: its client reads that as the helper lost (its
+ * jobs Uncertain, never wrongly settled), and its jobs are cancelled.
+ */
+static void
+told(struct conn *c, int rc)
+{
+	if (rc == 0 || c->closing)
+		return;
+	say("peer pid %ld uid %ld: connection ended: a reply could not be "
+	    "queued (%s)", (long)c->peer.pid, (long)c->peer.uid,
+	    strerror(-rc));
+	(void)wire_put_error(&c->out, 0, -rc, "the helper could not queue a "
+	    "reply");
+	c->closing = true;
+}
+
 static void
 reply_error(struct conn *c, uint32_t id, int err, const char *why)
 {
 	say("peer pid %ld uid %ld: %s %lu refused: %s (%s)", (long)c->peer.pid,
 	    (long)c->peer.uid, id ? "request" : "connection", (unsigned long)id,
 	    why ? why : strerror(err), strerror(err));
-	(void)wire_put_error(&c->out, id, err, why ? why : strerror(err));
+	told(c, wire_put_error(&c->out, id, err, why ? why : strerror(err)));
 }
 
 /* A peer that broke the framing: say why, then stop reading it. */
@@ -277,7 +297,7 @@ job_detach(struct srv *s, struct hjob *h)
 	c->njobs--;
 	h->conn = NULL;
 	if (c->shutdown && c->njobs == 0) {
-		(void)wire_put_empty(&c->out, WIRE_SHUTDOWN, 0);
+		told(c, wire_put_empty(&c->out, WIRE_SHUTDOWN, 0));
 		c->closing = true;
 	}
 	(void)s;
@@ -294,13 +314,15 @@ job_after(struct srv *s, struct hjob *h)
 	h->j.events &= JOB_EV_REFUSED;
 	if (c != NULL) {
 		if (ev & JOB_EV_STARTED)
-			(void)wire_put_started(&c->out, h->id, h->j.result.pid,
-			    h->j.result.pgid, job_root(&h->j), job_tmp(&h->j));
+			told(c, wire_put_started(&c->out, h->id,
+			    h->j.result.pid, h->j.result.pgid, job_root(&h->j),
+			    job_tmp(&h->j)));
 		/* A refusal is told once the job left nothing behind. */
 		if ((h->j.events & JOB_EV_REFUSED) && h->j.phase == JOB_DONE)
 			reply_error(c, h->id, -h->j.refused, h->j.why);
 		if (ev & JOB_EV_SETTLED)
-			(void)wire_put_settled(&c->out, h->id, &h->j.result);
+			told(c, wire_put_settled(&c->out, h->id,
+			    &h->j.result));
 	}
 	if (h->j.phase == JOB_DONE)
 		job_detach(s, h);
@@ -455,7 +477,7 @@ on_hello(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	}
 	hi.version = WIRE_VERSION;
 	hi.pid = (uint32_t)getpid();
-	(void)wire_put_hello(&c->out, &hi, 1);
+	told(c, wire_put_hello(&c->out, &hi, 1));
 	c->hello = true;
 }
 
@@ -482,7 +504,7 @@ on_shutdown(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	TAILQ_FOREACH(h, &c->jobs, mine)
 		job_cancel(&h->j, clock_ns());
 	if (c->njobs == 0) {
-		(void)wire_put_empty(&c->out, WIRE_SHUTDOWN, 0);
+		told(c, wire_put_empty(&c->out, WIRE_SHUTDOWN, 0));
 		c->closing = true;
 	}
 }
@@ -627,8 +649,10 @@ conn_read(struct srv *s, struct conn *c)
 			return -1;
 		}
 		in = realloc(c->in, c->incap + READ_CHUNK);
-		if (in == NULL)
+		if (in == NULL) {
+			told(c, -ENOMEM);
 			return -1;
+		}
 		c->in = in;
 		c->incap += READ_CHUNK;
 	}
@@ -694,15 +718,15 @@ static struct conn *
 conn_add(struct srv *s, int fd)
 {
 	struct conn *c = calloc(1, sizeof(*c));
+	int rc = c == NULL ? -ENOMEM : 0;
 
-	if (c == NULL) {
-		close(fd);
-		return NULL;
-	}
 	(void)fd_nonblock(fd);
 	(void)fd_cloexec(fd);
-	if (ev_add(&s->ev, fd, EV_IN, c) != 0) {
+	if (rc == 0 && (rc = ev_add(&s->ev, fd, EV_IN, c)) != 0)
 		free(c);
+	if (rc != 0) {
+		/* Its client reads the close as "closed during the handshake". */
+		say("a connection dropped: %s", strerror(-rc));
 		close(fd);
 		return NULL;
 	}

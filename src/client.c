@@ -377,9 +377,10 @@ parse(struct confine *c)
 
 /*
  * One read, by the reader only (no mu). Returns bytes read, 0 for nothing
- * yet, or -1 when the helper is gone, or cannot be read any more: a
- * buffer that cannot grow is the end of the connection, not "nothing
- * yet", which would have the readers poll a readable socket for ever.
+ * yet, or a negative errno when the helper is gone (-ECONNRESET) or
+ * cannot be read any more (-ENOMEM, -EMSGSIZE): a buffer that cannot
+ * grow is the end of the connection, not "nothing yet", which would have
+ * the readers poll a readable socket for ever.
  * Descriptors never come from the helper: any that arrive are closed.
  */
 static ssize_t
@@ -392,10 +393,10 @@ read_some(struct confine *c)
 
 	if (c->incap - c->inlen < 4096) {
 		if (c->incap > WIRE_HDR_LEN + WIRE_MAX_PAYLOAD + 8192)
-			return -1;
+			return -EMSGSIZE;
 		in = realloc(c->in, c->incap + 65536);
 		if (in == NULL)
-			return -1;
+			return -ENOMEM;
 		c->in = in;
 		c->incap += 65536;
 	}
@@ -404,7 +405,7 @@ read_some(struct confine *c)
 	if (n == -EAGAIN || n == -EWOULDBLOCK)
 		return 0;
 	if (n <= 0)
-		return -1;
+		return -ECONNRESET;
 	c->inlen += (size_t)n;
 	return n;
 }
@@ -533,16 +534,16 @@ send_frame(struct confine *c, unsigned gen, const struct wire_buf *b,
 	return rc;
 }
 
+/* A frame of a header alone, from the stack: cancels cannot run out. */
 static int
 send_empty(struct confine *c, unsigned gen, uint16_t type, uint32_t id)
 {
-	struct wire_buf b = { 0 };
-	int rc = wire_put_empty(&b, type, id);
+	struct wire_hdr h = { .type = type, .id = id };
+	uint8_t hdr[WIRE_HDR_LEN];
+	struct wire_buf b = { .p = hdr, .len = sizeof(hdr) };
 
-	if (rc == 0)
-		rc = send_frame(c, gen, &b, NULL, 0);
-	wire_buf_free(&b);
-	return rc;
+	wire_hdr_encode(hdr, &h);
+	return send_frame(c, gen, &b, NULL, 0);
 }
 
 /*
@@ -609,8 +610,12 @@ spawn_helper(struct confine *c, const char *path, int *fd)
 	if (sv[1] == HELPER_FD) {
 		/* dup2 onto itself would leave close-on-exec set. */
 		moved = fcntl(sv[1], F_DUPFD_CLOEXEC, HELPER_FD + 1);
+		rc = errno;
 		close(sv[1]);
-		sv[1] = moved;
+		if ((sv[1] = moved) < 0) {
+			close(sv[0]);
+			return fail(rc, "fcntl: %s", strerror(rc));
+		}
 	}
 	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
 	argv[0] = (char *)(uintptr_t)"confine-helper";
@@ -619,10 +624,16 @@ spawn_helper(struct confine *c, const char *path, int *fd)
 	argv[3] = (char *)(uintptr_t)"--parent";
 	argv[4] = parent;
 	argv[5] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], HELPER_FD);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	/* Each may allocate: a helper without its socket is not started. */
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, sv[1], HELPER_FD);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+		    O_WRONLY, 0);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -634,9 +645,12 @@ spawn_helper(struct confine *c, const char *path, int *fd)
 	 * files: the helper makes its jobs' private tmps there.
 	 */
 	if (tmpdir != NULL && tmpdir[0] == '/' &&
-	    asprintf(&envp[0], "TMPDIR=%s", tmpdir) < 0)
+	    asprintf(&envp[0], "TMPDIR=%s", tmpdir) < 0) {
 		envp[0] = NULL;
-	rc = posix_spawn(&pid, path, &fa, &at, argv, envp);
+		rc = ENOMEM;
+	}
+	if (rc == 0)
+		rc = posix_spawn(&pid, path, &fa, &at, argv, envp);
 	free(envp[0]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -713,12 +727,15 @@ handshake(struct confine *c, pid_t *pid)
 	struct wire_error e;
 	struct wire_hdr h;
 	struct pollfd pfd = { c->fd, POLLIN, 0 };
+	ssize_t n;
 	int rc;
 
 	rc = wire_put_hello(&b, &hi, 0);
 	if (rc == 0)
 		rc = send_frame(c, c->gen, &b, NULL, 0);
 	wire_buf_free(&b);
+	if (rc == -ENOMEM)
+		return fail(ENOMEM, "out of memory");
 	/*
 	 * A helper that refuses us writes why and closes, maybe before our
 	 * hello arrives: a failed send still leaves its reply to read.
@@ -732,7 +749,9 @@ handshake(struct confine *c, pid_t *pid)
 		}
 		if (poll(&pfd, 1, ms_until(deadline)) <= 0)
 			return fail(ETIMEDOUT, "no hello from the helper");
-		if (read_some(c) < 0)
+		if ((n = read_some(c)) == -ENOMEM)
+			return fail(ENOMEM, "out of memory");
+		if (n < 0)
 			return fail(ECONNRESET, "the helper closed the connection "
 			    "during the handshake%s%s", rc ? ": " : "",
 			    rc ? strerror(-rc) : "");
@@ -894,9 +913,10 @@ confine_open_sized(struct confine **out, const struct confine_options *given,
 		c->mode = CONFINE_MODE_AUTO;
 		break;
 	case CONFINE_MODE_CONNECT:
-		c->socket_path = o->socket_path ? strdup(o->socket_path) : NULL;
-		if (c->socket_path == NULL)
+		if (o->socket_path == NULL)
 			rc = fail(EINVAL, "connect mode needs a socket path");
+		else if ((c->socket_path = strdup(o->socket_path)) == NULL)
+			rc = fail(ENOMEM, "out of memory");
 		break;
 	default:
 		rc = fail(EINVAL, "unknown mode %d", (int)c->mode);

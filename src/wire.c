@@ -128,13 +128,21 @@ static int
 frame_end(struct wire_buf *b, size_t at)
 {
 	size_t len;
+	int err = b->err;
 
-	if (b->err != 0)
-		return b->err;
+	/*
+	 * A frame that failed is taken back whole, and the buffer is good
+	 * for the next: the frames queued before it stay as they were.
+	 */
+	if (err != 0) {
+		b->len = at;
+		b->err = 0;
+		return err;
+	}
 	len = b->len - at - WIRE_HDR_LEN;
 	if (len > WIRE_MAX_PAYLOAD) {
 		b->len = at;
-		return b->err = -EMSGSIZE;
+		return -EMSGSIZE;
 	}
 	be32enc(b->p + at, (uint32_t)len);
 	return 0;

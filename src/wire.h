@@ -65,7 +65,11 @@ struct wire_error {
 	const char *message;       /* borrowed from the payload */
 };
 
-/* A growable output buffer; err sticks at the first failure. */
+/*
+ * A growable output buffer; err sticks within a frame, and a frame that
+ * fails (out of memory, too long) is taken back whole: the buffer keeps
+ * the frames before it and takes the next.
+ */
 struct wire_buf {
 	uint8_t *p;
 	size_t len, cap;
