@@ -118,11 +118,50 @@ def localize(ctx, cc_toolchain, objects, out):
     )
     _archive(ctx, cc_toolchain, [local], out)
 
+def rename_macho(ctx, cc_toolchain, objects):
+    """The objects, each internal name renamed confine__NAME (Mach-O).
+
+    zig 0.11 links no relocatable Mach-O (ld -r), so localize cannot run
+    for the Macs: tools/macos/localize-macho.sh renames instead, with
+    LLVM's nm and objcopy, definitions and references alike. Every global
+    name is then confine_*: the API's, or internal under the reserved
+    confine__ prefix. Returns the renamed objects, in order.
+    """
+    where = ctx.label.name + ".macho/"
+    renamed = [ctx.actions.declare_file(where + o.basename) for o in objects]
+    names = ctx.actions.declare_file(where + "renamed.txt")
+    ctx.actions.run(
+        executable = ctx.executable._localize_macho,
+        arguments = [
+            cc_toolchain.nm_executable,
+            cc_toolchain.objcopy_executable,
+            names.path,
+            renamed[0].dirname,
+        ] + [o.path for o in objects],
+        inputs = depset(objects, transitive = [cc_toolchain.all_files]),
+        outputs = renamed + [names],
+        mnemonic = "ConfineRename",
+        progress_message = "Renaming the internal names of " + ctx.label.name,
+    )
+    return renamed
+
+MACHO_ATTRS = {
+    "_localize_macho": attr.label(
+        default = "//tools/macos:localize-macho.sh",
+        executable = True,
+        cfg = "exec",
+        allow_single_file = True,
+    ),
+}
+
 def _local_library_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
     objects, flags = _objects_and_flags(ctx.attr.lib)
     archive = ctx.actions.declare_file("lib%s.a" % ctx.label.name)
-    localize(ctx, cc_toolchain, objects, archive)
+    if ctx.attr.macho:
+        _archive(ctx, cc_toolchain, rename_macho(ctx, cc_toolchain, objects), archive)
+    else:
+        localize(ctx, cc_toolchain, objects, archive)
     features = _features(ctx, cc_toolchain)
     library = cc_common.create_library_to_link(
         actions = ctx.actions,
@@ -148,10 +187,12 @@ def _local_library_impl(ctx):
 # lib, linked as one object whose only global names are confine_*.
 confine_local_library = rule(
     implementation = _local_library_impl,
-    attrs = {
+    attrs = dict({
         "lib": attr.label(mandatory = True, providers = [CcInfo]),
+        # Mach-O: renamed (rename_macho) rather than merged and localized.
+        "macho": attr.bool(default = False),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
-    },
+    }, **MACHO_ATTRS),
     fragments = ["cpp"],
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
 )

@@ -47,7 +47,8 @@ def _config_impl(ctx):
             tool_path(name = "ld", path = "/bin/false"),
             tool_path(name = "cpp", path = "/bin/false"),
             tool_path(name = "gcov", path = "/bin/false"),
-            tool_path(name = "nm", path = "/bin/false"),
+            tool_path(name = "nm", path = "nm"),
+            tool_path(name = "objcopy", path = "objcopy"),
             tool_path(name = "objdump", path = "/bin/false"),
             tool_path(name = "strip", path = "/bin/false"),
         ],
@@ -131,7 +132,7 @@ def zig_macos_toolchain(cpu, target, include_directory, library_directory, built
     )
     native.filegroup(
         name = "tools-" + cpu,
-        srcs = ["cc-" + cpu, "ar-" + cpu],
+        srcs = ["cc-" + cpu, "ar-" + cpu, "nm", "objcopy"],
     )
     native.cc_toolchain(
         name = "cc-toolchain-" + cpu,

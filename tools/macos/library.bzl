@@ -1,15 +1,18 @@
 """The library as a Mac would ship it: libconfine.a and libconfine.dylib.
 
-Both hold every object of //:confine, as tools/dist.bzl's Linux library
+Both hold every object of //src:client, as tools/dist.bzl's Linux library
 does, so that linking them proves the whole library resolves against
-libSystem. The dylib is named @rpath/libconfine.0.dylib (Linux's soname is
-libconfine.so.0). It exports every external symbol, not only confine_*:
-zig 0.11's linker takes no -exported_symbols_list, which ld64 would. Both
-are made by the C toolchain's own archiver and linker actions, so that a
-Mac's Bazel, with Apple's toolchain, builds them too.
+libSystem, with each internal name renamed confine__NAME as //:confine's
+are (tools/dist.bzl's rename_macho). The dylib is named
+@rpath/libconfine.0.dylib (Linux's soname is libconfine.so.0). It exports
+every external symbol, the confine__ ones too: zig 0.11's linker takes no
+-exported_symbols_list, which ld64 would. Both are made by the C
+toolchain's own archiver and linker actions; the renaming needs LLVM's nm
+and objcopy, which a Mac has only with LLVM installed (unverified there).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("//tools:dist.bzl", "MACHO_ATTRS", "rename_macho")
 
 INSTALL_NAME = "@rpath/libconfine.0.dylib"
 
@@ -28,6 +31,7 @@ def _impl(ctx):
                 flags.append(flag)
         for library in linker_input.libraries:
             objects.extend(library.pic_objects or library.objects)
+    objects = rename_macho(ctx, cc_toolchain, objects)
 
     # ar keys members by basename: two of one name would silently be one.
     seen = {}
@@ -67,10 +71,10 @@ def _impl(ctx):
 
 macos_library = rule(
     implementation = _impl,
-    attrs = {
-        "_lib": attr.label(default = "//:confine", providers = [CcInfo]),
+    attrs = dict({
+        "_lib": attr.label(default = "//src:client", providers = [CcInfo]),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
-    },
+    }, **MACHO_ATTRS),
     fragments = ["cpp"],
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
 )

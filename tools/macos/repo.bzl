@@ -35,6 +35,18 @@ def _impl(ctx):
     cache = "%s/zig-cache" % dot_cache
     sysroot = "%s/macos" % dot_cache
     build = ['load("@//tools/macos:cc_toolchain.bzl", "zig_macos_toolchain")', ""]
+
+    # LLVM's nm and objcopy read and rewrite Mach-O (zig 0.11 has neither
+    # for it): they rename the library's internal names (tools/dist.bzl).
+    for tool in ["nm", "objcopy"]:
+        found = ctx.which("llvm-%s-14" % tool) or ctx.which("llvm-" + tool)
+        ctx.file(tool, "\n".join([
+            "#!/bin/sh",
+            "# llvm-%s for the Macs, found by tools/macos/repo.bzl." % tool,
+            "exec '%s' \"$@\"" % found if found else
+            "echo 'no llvm-%s (Debian: llvm-14; tools/setup installs it)' >&2; exit 1" % tool,
+            "",
+        ]), executable = True)
     for cpu, target in ARCHS.items():
         for tool in ["cc", "ar"]:
             ctx.template(
