@@ -78,41 +78,75 @@ listed(char *const *v, size_t n, const char *s)
 	return false;
 }
 
-static void
-add_sysread(struct job_env *env, const char *path, size_t cap)
+/* 0, or -ENOMEM; a path this machine lacks is left out. */
+static int
+add_sysread(struct sysreads *sr, const char *path, size_t cap)
 {
 	char *c = realpath(path, NULL);
 
-	if (c == NULL || env->nsysreads == cap ||
-	    listed(env->sysreads, env->nsysreads, c))
+	if (c == NULL)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if (sr->n == cap || listed(sr->path, sr->n, c))
 		free(c);
 	else
-		env->sysreads[env->nsysreads++] = c;
+		sr->path[sr->n++] = c;
+	return 0;
 }
 
-/* The system trees as this machine has them, once (a glob per '*'). */
 static void
-sysreads_init(struct job_env *env)
+sysreads_clear(struct sysreads *sr)
+{
+	while (sr->n > 0)
+		free(sr->path[--sr->n]);
+	free(sr->path);
+	sr->path = NULL;
+	sr->made = false;
+}
+
+/*
+ * The system trees, made at the first job that asks for them (a glob per
+ * '*'), then kept. Returns 0, or -ENOMEM: that job is refused, never run
+ * short of a tree, and the next one tries again.
+ */
+static int
+sysreads_made(struct sysreads *sr)
 {
 	const size_t cap = 128;
 	const char *const *e;
 	glob_t g;
 	size_t i;
+	int rc = 0;
 
-	env->nsysreads = 0;
-	if ((env->sysreads = calloc(cap, sizeof(*env->sysreads))) == NULL)
-		return;
-	for (e = policy_system_reads; *e != NULL; e++) {
+	if (sr == NULL)
+		return -ENOMEM;
+	if (sr->made)
+		return 0;
+	if ((sr->path = calloc(cap, sizeof(*sr->path))) == NULL)
+		return -ENOMEM;
+	for (e = policy_system_reads; *e != NULL && rc == 0; e++) {
 		if (strchr(*e, '*') == NULL) {
-			add_sysread(env, *e, cap);
+			rc = add_sysread(sr, *e, cap);
 			continue;
 		}
-		if (glob(*e, GLOB_NOSORT, NULL, &g) != 0)
-			continue;
-		for (i = 0; i < g.gl_pathc; i++)
-			add_sysread(env, g.gl_pathv[i], cap);
-		globfree(&g);
+		switch (glob(*e, GLOB_NOSORT, NULL, &g)) {
+		case 0:
+			for (i = 0; i < g.gl_pathc && rc == 0; i++)
+				rc = add_sysread(sr, g.gl_pathv[i], cap);
+			globfree(&g);
+			break;
+		case GLOB_NOSPACE:
+			rc = -ENOMEM;
+			break;
+		default:
+			break;  /* none here */
+		}
 	}
+	if (rc != 0) {
+		sysreads_clear(sr);
+		return rc;
+	}
+	sr->made = true;
+	return 0;
 }
 #endif
 
@@ -126,7 +160,7 @@ job_env_init(struct job_env *env)
 	env->landlock_abi = landlock_abi();
 	seccomp_program(&env->seccomp);
 	cgroup_env_init(&env->cg);
-	sysreads_init(env);
+	env->sysreads = calloc(1, sizeof(*env->sysreads));
 #else
 	env->landlock_abi = -ENOSYS;
 #endif
@@ -139,8 +173,8 @@ job_env_fini(struct job_env *env)
 	env->tmp_base = NULL;
 #ifdef __linux__
 	cgroup_env_fini(&env->cg);
-	while (env->nsysreads > 0)
-		free(env->sysreads[--env->nsysreads]);
+	if (env->sysreads != NULL)
+		sysreads_clear(env->sysreads);
 	free(env->sysreads);
 	env->sysreads = NULL;
 #endif
@@ -363,13 +397,18 @@ static int
 plan_reads(struct plan *p, const struct spec *s, const struct job_env *env)
 {
 	size_t i, n = 0, nsys = 0;
+	int rc;
 
 	if (!s->read_narrow)
 		return 0;
 #ifdef __linux__
-	if (s->read_system && p->child.backend == CONFINE_BACKEND_LANDLOCK)
-		nsys = env->nsysreads;
+	if (s->read_system && p->child.backend == CONFINE_BACKEND_LANDLOCK) {
+		if ((rc = sysreads_made(env->sysreads)) != 0)
+			return rc;
+		nsys = env->sysreads->n;
+	}
 #else
+	(void)rc;
 	(void)env;
 #endif
 	p->reads = calloc(p->nreadable + nsys + 1, sizeof(*p->reads));
@@ -379,7 +418,7 @@ plan_reads(struct plan *p, const struct spec *s, const struct job_env *env)
 		p->reads[n++] = p->readable[i];
 #ifdef __linux__
 	for (i = 0; i < nsys; i++)
-		p->reads[n++] = env->sysreads[i];
+		p->reads[n++] = env->sysreads->path[i];
 #endif
 	p->policy.read_narrow = true;
 	p->policy.read_system = s->read_system;

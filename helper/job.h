@@ -31,6 +31,17 @@
 #endif
 
 /* What the helper learned about the machine once, at start. */
+/*
+ * policy_system_reads as this machine has them: canonical, present, no
+ * repeats. Resolving them is about a hundred system calls, which only a
+ * job with CONFINE_READ_SYSTEM needs: made for the first, then kept.
+ */
+struct sysreads {
+	bool made;                       /* else the next job tries again */
+	char **path;
+	size_t n;
+};
+
 struct job_env {
 	int landlock_abi;                /* < 0: no Landlock (-errno) */
 	struct ident self;               /* the helper's own credentials */
@@ -40,9 +51,8 @@ struct job_env {
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
-	char **sysreads;                 /* policy_system_reads, resolved:
-	                                    canonical, present, no repeats */
-	size_t nsysreads;
+	struct sysreads *sysreads;       /* made at the first job that reads
+	                                    them: NULL only without memory */
 #endif
 	const struct job_sys *sys;       /* NULL: the real calls */
 	/*

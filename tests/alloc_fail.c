@@ -27,20 +27,26 @@ alloc_fail_hits(void)
 	return atomic_load(&hits);
 }
 
-/* No allocation here: it runs inside every one. */
-static void
-mark(void)
+/*
+ * Whether this failure is the first: a forked child counts on from its
+ * parent's count, so either could reach the n-th; the mark file, made
+ * exclusively, lets only the first of them fail. No allocation here: it
+ * runs inside every one.
+ */
+static bool
+first_failure(void)
 {
 	const char *path = getenv("CONFINE_TEST_ALLOC_MARK");
 	int fd;
 
 	if (path == NULL)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		(void)write(fd, "hit\n", 4);
-		close(fd);
-	}
+		return true;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	(void)write(fd, "hit\n", 4);
+	close(fd);
+	return true;
 }
 
 static bool
@@ -57,10 +63,9 @@ fail_now(void)
 	}
 	while (n > 0 && !atomic_compare_exchange_weak(&countdown, &n, n - 1))
 		;
-	if (n != 1)
+	if (n != 1 || !first_failure())
 		return false;
 	atomic_fetch_add(&hits, 1);
-	mark();
 	errno = ENOMEM;
 	return true;
 }

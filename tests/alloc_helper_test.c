@@ -1,14 +1,17 @@
 /*
  * Every allocation of the helper made to fail, one at a time: the helper
  * is //tests:alloc_helper, confine-helper linked with tests/alloc_fail.c,
- * which fails the n-th allocation its environment names and notes it in
- * a file. For n = 1, 2, ... it listens, and clients connect one after
- * another, each running a job that exits 3. The helper either stops at
- * start-up, saying why (exit status 1), or serves: a client that the
- * failure reaches gets 0 or -ENOMEM from each call, or a job result that
- * is not a success (the failure may strike a shepherd or a job before its
- * exec); every client after the failure gets exactly its job's result.
- * It ends at the first n that no allocation of three clients reaches.
+ * which fails the n-th allocation its environment names (in the helper
+ * or whichever of its children reaches it first) and makes a file. For
+ * n = 1, 2, ... it listens, and clients connect one after another, each
+ * running two jobs that exit 3 (the second with its reads narrowed). The
+ * helper either stops at start-up, saying why (exit status 1), or
+ * serves: a client that the failure reaches gets 0 or -ENOMEM from each
+ * call (or -ECONNRESET, once a reply the helper could not queue ended
+ * the connection), or a job result that is not a success (the failure
+ * may strike a shepherd or a job before its exec); every client after
+ * the failure gets exactly its jobs' results. It ends at the first n
+ * that no allocation of three clients reaches.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +38,7 @@
 extern char **environ;
 
 static char *helper, *scratch, *dir, *sock, *mark, *errlog;
+static long at;  /* the allocation that fails, for the messages */
 
 static bool
 connectable(void)
@@ -46,6 +50,17 @@ connectable(void)
 	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
 	close(fd);
 	return rc == 0;
+}
+
+/* True when the helper's stderr has what. */
+static bool
+said(const char *what)
+{
+	char *text = tu_slurp(errlog, NULL);
+	bool yes = text != NULL && strstr(text, what) != NULL;
+
+	free(text);
+	return yes;
 }
 
 /* Starts the helper failing its n-th allocation; 0 if it stopped first. */
@@ -76,10 +91,11 @@ start(long n, int *status)
 	assert_int_equal(posix_spawn(&pid, helper, &fa, NULL,
 	    (char *const *)(uintptr_t)argv, env), 0);
 	posix_spawn_file_actions_destroy(&fa);
+	/* Started: it listens, and has said so (its set-up is done). */
 	for (i = 0; i < 30000; i++) {
 		if (waitpid(pid, status, WNOHANG) == pid)
 			return 0;
-		if (connectable())
+		if (connectable() && said("started as"))
 			return pid;
 		nanosleep(&ms, NULL);
 	}
@@ -98,35 +114,60 @@ said_why(long n)
 	free(text);
 }
 
-/* One client, one job that exits 3; strict: only the exact result. */
+static void job(struct confine *c, const char **argv, bool strict);
+
+/*
+ * One client, two jobs that exit 3: the fixture, and sh with its reads
+ * narrowed to the system trees (which the helper resolves at the first
+ * such job). Strict: only the exact results.
+ */
 static void
 client(bool strict)
 {
+	static const char *sh[] = { "sh", "-c", "exit 3", NULL };
 	struct confine *c;
-	struct hu_job j;
-	int rc;
+	int rc, k;
 
 	rc = hu_open(&c, CONFINE_MODE_CONNECT, sock);
 	if (rc != 0) {
 		if (strict || (rc != -ENOMEM && rc != -ECONNRESET))
-			fail_msg("open: %d %s", rc, confine_error_message());
+			fail_msg("n=%ld strict=%d open: %d %s", at, strict, rc,
+			    confine_error_message());
 		return;
 	}
+	for (k = 0; k < 2; k++)
+		job(c, k == 1 ? sh : NULL, strict);
+	confine_close(c);
+}
+
+/* A job through c: the fixture, or argv (/bin/sh) with reads narrowed. */
+static void
+job(struct confine *c, const char **argv, bool strict)
+{
+	struct hu_job j;
+	int rc;
+
 	hu_init(&j, scratch, "exit", "3", NULL);
+	if (argv != NULL) {
+		j.spec.exe = "/bin/sh";
+		j.spec.argv = argv;
+		j.spec.flags |= CONFINE_READ_SYSTEM;
+	}
 	rc = hu_run(c, &j);
 	if (rc == 0 && (j.r.outcome != CONFINE_FAILED ||
 	    j.r.reason != CONFINE_REASON_EXIT_CODE || j.r.exit_code != 3)) {
 		/* Not its result: only where the failure struck, never a success. */
 		if (strict || j.r.outcome == CONFINE_COMPLETED)
-			fail_msg("result %s %s %d error %d",
+			fail_msg("n=%ld strict=%d result %s %s %d error %d", at, strict,
 			    confine_outcome_name(j.r.outcome),
 			    confine_reason_name(j.r.reason), j.r.exit_code,
 			    j.r.error);
-	} else if (rc != 0 && (strict || rc != -ENOMEM)) {
-		fail_msg("spawn: %d %s", rc, confine_error_message());
+	} else if (rc != 0 && (strict || (rc != -ENOMEM && rc != -ECONNRESET))) {
+		/* ECONNRESET: a reply it could not queue ended the connection. */
+		fail_msg("n=%ld strict=%d spawn: %d %s", at, strict, rc,
+		    confine_error_message());
 	}
 	hu_free(&j);
-	confine_close(c);
 }
 
 static void
@@ -138,6 +179,7 @@ every_allocation_of_the_helper_fails_once(void **state)
 
 	(void)state;
 	for (n = 1; n < 5000; n++) {
+		at = n;
 		pid = start(n, &status);
 		if (pid == 0) {
 			/* It stopped, and said so: only for the failure. */

@@ -2,13 +2,13 @@
  * Every allocation of the client made to fail, one at a time. The test is
  * linked with tests/alloc_fail.c and --wrap for malloc, calloc, realloc,
  * strdup and asprintf, so that each call the library's own code makes can
- * fail; armed with n, the n-th fails with ENOMEM. For n = 1, 2, ... a round of calls (open,
- * a job that exits 3, a job cancelled, close) runs until a round reaches
- * no n-th allocation. Each call must return 0 or -ENOMEM, and a job's
- * result be its own (Failed, exit 3; Cancelled) or, when the failure ended
- * the connection, Uncertain(helper lost); after a failed call the same
- * handle runs a job correctly. Under ASan, a path that leaks on failure
- * fails the test at exit.
+ * fail; armed with n, the n-th fails with ENOMEM. For n = 1, 2, ... a
+ * round of calls (open, a job that exits 3, a job cancelled, close) runs
+ * until a round reaches no n-th allocation. Each call must return 0 or
+ * -ENOMEM, and a job's result be its own (Failed, exit 3; Cancelled) or,
+ * when the failure ended the connection, Uncertain(helper lost); after a
+ * failed call the same handle runs a job correctly. Under ASan, a path
+ * that leaks on failure fails the test at exit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
