@@ -868,22 +868,33 @@ start_helper(struct confine *c)
 	return 0;
 }
 
+static void
+free_confine(struct confine *c)
+{
+	pthread_mutex_unlock(&c->mu);
+	pthread_mutex_destroy(&c->mu);
+	pthread_mutex_destroy(&c->send_mu);
+	pthread_cond_destroy(&c->cv);
+	free(c->helper_path);
+	free(c->socket_path);
+	free(c->in);
+	free(c);
+}
+
 int
 confine_open_sized(struct confine **out, const struct confine_options *given,
     size_t size)
 {
-	struct confine_options own = { .mode = CONFINE_MODE_AUTO }, *o = NULL;
+	struct confine_options own = { .mode = CONFINE_MODE_AUTO }, *o = &own;
 	struct confine *c;
 	int rc;
 
 	*out = NULL;
 	errmsg[0] = '\0';
-	if (given != NULL) {
-		if ((rc = struct_in(&own, sizeof(own), given, size, OPTIONS_MIN,
-		    "confine_options")) != 0)
-			return rc;
-		o = &own;
-	}
+	/* NULL: the defaults, as own holds them. */
+	if (given != NULL && (rc = struct_in(&own, sizeof(own), given, size,
+	    OPTIONS_MIN, "confine_options")) != 0)
+		return rc;
 	if (own.spawn_timeout_ms < -1)
 		return fail(EINVAL, "spawn_timeout_ms %d: 0, -1 or a positive "
 		    "number of ms", own.spawn_timeout_ms);
@@ -929,13 +940,8 @@ confine_open_sized(struct confine **out, const struct confine_options *given,
 	if (rc != 0) {
 		if (c->fd >= 0)
 			close(c->fd);
-		free(c->helper_path);
-		free(c->socket_path);
-		free(c->in);
-		pthread_mutex_destroy(&c->mu);
-		pthread_mutex_destroy(&c->send_mu);
-		pthread_cond_destroy(&c->cv);
-		free(c);
+		pthread_mutex_lock(&c->mu);
+		free_confine(c);
 		return rc;
 	}
 	*out = c;
@@ -1146,19 +1152,6 @@ out:
 	pthread_mutex_unlock(&c->mu);
 	job_delete(j);
 	return rc;
-}
-
-static void
-free_confine(struct confine *c)
-{
-	pthread_mutex_unlock(&c->mu);
-	pthread_mutex_destroy(&c->mu);
-	pthread_mutex_destroy(&c->send_mu);
-	pthread_cond_destroy(&c->cv);
-	free(c->helper_path);
-	free(c->socket_path);
-	free(c->in);
-	free(c);
 }
 
 /*
