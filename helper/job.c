@@ -100,7 +100,6 @@ sysreads_clear(struct sysreads *sr)
 		free(sr->path[--sr->n]);
 	free(sr->path);
 	sr->path = NULL;
-	sr->made = false;
 }
 
 /*
@@ -119,7 +118,7 @@ sysreads_made(struct sysreads *sr)
 
 	if (sr == NULL)
 		return -ENOMEM;
-	if (sr->made)
+	if (sr->path != NULL)
 		return 0;
 	if ((sr->path = calloc(cap, sizeof(*sr->path))) == NULL)
 		return -ENOMEM;
@@ -141,16 +140,13 @@ sysreads_made(struct sysreads *sr)
 			break;  /* none here */
 		}
 	}
-	if (rc != 0) {
+	if (rc != 0)
 		sysreads_clear(sr);
-		return rc;
-	}
-	sr->made = true;
-	return 0;
+	return rc;
 }
 #endif
 
-void
+int
 job_env_init(struct job_env *env)
 {
 	memset(env, 0, sizeof(*env));
@@ -161,9 +157,12 @@ job_env_init(struct job_env *env)
 	seccomp_program(&env->seccomp);
 	cgroup_env_init(&env->cg);
 	env->sysreads = calloc(1, sizeof(*env->sysreads));
+	if (env->sysreads == NULL)
+		return -ENOMEM;
 #else
 	env->landlock_abi = -ENOSYS;
 #endif
+	return 0;
 }
 
 void

@@ -37,8 +37,8 @@
  * job with CONFINE_READ_SYSTEM needs: made for the first, then kept.
  */
 struct sysreads {
-	bool made;                       /* else the next job tries again */
-	char **path;
+	char **path;                     /* NULL until made: the next job
+	                                    tries again */
 	size_t n;
 };
 
@@ -70,7 +70,8 @@ struct job_env {
  * Probes the machine, and creates the helper's cgroups where it may. Never
  * fails: a missing feature refuses the jobs that need it, later.
  */
-void job_env_init(struct job_env *env);
+/* 0, or -ENOMEM: a helper short of it would refuse narrowed jobs. */
+int job_env_init(struct job_env *env);
 void job_env_fini(struct job_env *env);
 
 enum job_phase {

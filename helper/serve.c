@@ -989,15 +989,11 @@ serve(const struct serve_opts *o)
 	}
 #endif
 	logging = o->log != NULL;
-	job_env_init(&s.env);
-#ifdef __linux__
-	if (s.env.sysreads == NULL) {
-		/* Not a helper that would refuse every narrowed job. */
-		fprintf(stderr, "confine-helper: %s\n", strerror(ENOMEM));
+	if ((rc = job_env_init(&s.env)) != 0) {
+		fprintf(stderr, "confine-helper: %s\n", strerror(-rc));
 		job_env_fini(&s.env);
 		return 1;
 	}
-#endif
 	say("started as uid %ld gid %ld, %s", (long)s.env.self.uid,
 	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;
