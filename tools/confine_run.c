@@ -383,11 +383,9 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_READ:
 			o->reads[o->nreads++] = optarg;
 			o->reads[o->nreads] = NULL;
-			o->read.narrowed = 1;
 			break;
 		case OPT_READ_SYSTEM:
 			o->flags |= CONFINE_READ_SYSTEM;
-			o->read.narrowed = o->read.system = 1;
 			break;
 		case OPT_BACKEND:
 			o->backend = backend(optarg);
@@ -456,6 +454,9 @@ parse(int argc, char **argv, struct opts *o)
 		die("no program to run (see confine-run --help)");
 	if (o->helper != NULL && o->socket != NULL)
 		die("--helper and --connect exclude each other");
+	o->read.system = (o->flags & CONFINE_READ_SYSTEM) != 0;
+	o->read.narrowed = o->nreads > 0 || o->read.system;
+	o->read.trees = o->reads;
 	/*
 	 * A standalone helper that is already running, when the environment
 	 * names one and the command line asks for no other: nothing to start
@@ -670,7 +671,6 @@ main(int argc, char **argv)
 	spec.devices = o.ndevices ? o.devices : NULL;
 	/* --read-system alone narrows too: an empty list, not NULL. */
 	spec.readable = o.read.narrowed ? o.reads : NULL;
-	o.read.trees = o.reads;
 	spec.stdin_fd = STDIN_FILENO;
 	spec.stdout_fd = STDOUT_FILENO;
 	spec.stderr_fd = STDERR_FILENO;
