@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "helper/child.h"
-#include "src/endian.h"
+#include "src/wire.h"
 #include "src/fd.h"
 #ifdef __linux__
 #include "helper/caps.h"
@@ -20,9 +20,10 @@ static _Noreturn void
 fail(int errfd, enum confine_step step, int err)
 {
 	unsigned char rec[CHILD_ERR_LEN];
+	struct wire_buf b = WIRE_BUF_FIXED(rec);
 
-	be32enc(rec, (uint32_t)step);
-	be32enc(rec + 4, (uint32_t)err);
+	wire_put_u32(&b, (uint32_t)step);
+	wire_put_u32(&b, (uint32_t)err);
 	if (write(errfd, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
 		/* Nothing left to tell it with: the exit status stands alone. */
 	}
@@ -32,11 +33,11 @@ fail(int errfd, enum confine_step step, int err)
 enum confine_step
 child_err_decode(const unsigned char rec[CHILD_ERR_LEN], int *err)
 {
-	uint32_t step = be32dec(rec);
+	struct wire_rd r = WIRE_RD(rec, CHILD_ERR_LEN);
+	enum confine_step step = wire_get_step(&r);
 
-	*err = (int)be32dec(rec + 4);
-	return step <= CONFINE_STEP_IDENTITY ? (enum confine_step)step :
-	    CONFINE_STEP_EXEC;
+	*err = (int)wire_get_u32(&r);
+	return step;
 }
 
 /* A copy of fd at 3 or above, close-on-exec; -1 opens /dev/null. */

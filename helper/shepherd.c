@@ -19,43 +19,44 @@
 
 #include "helper/shepherd.h"
 #include "src/clock.h"
-#include "src/endian.h"
+#include "src/wire.h"
 #include "src/fd.h"
 #include "src/proc.h"
 
 void
 shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
 {
-	memset(buf, 0, SHEP_REC_LEN);
-	be32enc(buf, (uint32_t)r->type);
-	be32enc(buf + 4, (uint32_t)r->pid);
-	be32enc(buf + 8, (uint32_t)r->status);
-	be32enc(buf + 12, (uint32_t)r->err);
-	be32enc(buf + 16, (uint32_t)r->step);
-	be32enc(buf + 20, (uint32_t)r->leftovers);
-	be64enc(buf + 24, (uint64_t)r->wall_us);
-	be64enc(buf + 32, (uint64_t)r->user_us);
-	be64enc(buf + 40, (uint64_t)r->sys_us);
-	be64enc(buf + 48, (uint64_t)r->max_rss_kib);
+	struct wire_buf b = { .p = buf, .cap = SHEP_REC_LEN, .fixed = 1 };
+
+	wire_put_u32(&b, (uint32_t)r->type);
+	wire_put_u32(&b, (uint32_t)r->pid);
+	wire_put_u32(&b, (uint32_t)r->status);
+	wire_put_u32(&b, (uint32_t)r->err);
+	wire_put_u32(&b, (uint32_t)r->step);
+	wire_put_u32(&b, (uint32_t)r->leftovers);
+	wire_put_u64(&b, (uint64_t)r->wall_us);
+	wire_put_u64(&b, (uint64_t)r->user_us);
+	wire_put_u64(&b, (uint64_t)r->sys_us);
+	wire_put_u64(&b, (uint64_t)r->max_rss_kib);
 }
 
 int
 shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 {
-	uint32_t step;
+	struct wire_rd rd = WIRE_RD(buf, SHEP_REC_LEN);
 
-	r->type = (enum shep_type)be32dec(buf);
-	r->pid = (pid_t)be32dec(buf + 4);
-	r->status = (int)be32dec(buf + 8);
-	r->err = (int)be32dec(buf + 12);
-	step = be32dec(buf + 16);
-	r->step = step <= CONFINE_STEP_IDENTITY ? (enum confine_step)step :
-	    CONFINE_STEP_EXEC;
-	r->leftovers = (int)be32dec(buf + 20);
-	r->wall_us = (int64_t)be64dec(buf + 24);
-	r->user_us = (int64_t)be64dec(buf + 32);
-	r->sys_us = (int64_t)be64dec(buf + 40);
-	r->max_rss_kib = (int64_t)be64dec(buf + 48);
+	r->type = (enum shep_type)wire_get_u32(&rd);
+	r->pid = (pid_t)wire_get_u32(&rd);
+	r->status = (int)wire_get_u32(&rd);
+	r->err = (int)wire_get_u32(&rd);
+	r->step = wire_get_step(&rd);
+	r->leftovers = (int)wire_get_u32(&rd);
+	r->wall_us = (int64_t)wire_get_u64(&rd);
+	r->user_us = (int64_t)wire_get_u64(&rd);
+	r->sys_us = (int64_t)wire_get_u64(&rd);
+	r->max_rss_kib = (int64_t)wire_get_u64(&rd);
+	if (wire_get_end(&rd) != 0)
+		return -EBADMSG;
 	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_FORKED ? 0 : -EBADMSG;
 }
 

@@ -10,9 +10,12 @@
 void
 wire_buf_free(struct wire_buf *b)
 {
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
+	if (!b->fixed) {
+		free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+	}
+	b->len = 0;
 	b->err = 0;
 }
 
@@ -26,6 +29,10 @@ reserve(struct wire_buf *b, size_t n)
 		return NULL;
 	if (SIZE_MAX - b->len < n) {
 		b->err = -ENOMEM;
+		return NULL;
+	}
+	if (b->len + n > b->cap && b->fixed) {
+		b->err = -EMSGSIZE;
 		return NULL;
 	}
 	if (b->len + n > b->cap) {
@@ -45,8 +52,8 @@ reserve(struct wire_buf *b, size_t n)
 	return p;
 }
 
-static void
-put_u8(struct wire_buf *b, uint8_t v)
+void
+wire_put_u8(struct wire_buf *b, uint8_t v)
 {
 	uint8_t *p = reserve(b, 1);
 
@@ -54,8 +61,8 @@ put_u8(struct wire_buf *b, uint8_t v)
 		*p = v;
 }
 
-static void
-put_u16(struct wire_buf *b, uint16_t v)
+void
+wire_put_u16(struct wire_buf *b, uint16_t v)
 {
 	uint8_t *p = reserve(b, 2);
 
@@ -65,8 +72,8 @@ put_u16(struct wire_buf *b, uint16_t v)
 	}
 }
 
-static void
-put_u32(struct wire_buf *b, uint32_t v)
+void
+wire_put_u32(struct wire_buf *b, uint32_t v)
 {
 	uint8_t *p = reserve(b, 4);
 
@@ -74,8 +81,8 @@ put_u32(struct wire_buf *b, uint32_t v)
 		be32enc(p, v);
 }
 
-static void
-put_u64(struct wire_buf *b, uint64_t v)
+void
+wire_put_u64(struct wire_buf *b, uint64_t v)
 {
 	uint8_t *p = reserve(b, 8);
 
@@ -84,8 +91,8 @@ put_u64(struct wire_buf *b, uint64_t v)
 }
 
 /* NULL travels as the empty string. */
-static void
-put_str(struct wire_buf *b, const char *s)
+void
+wire_put_str(struct wire_buf *b, const char *s)
 {
 	size_t n = s ? strlen(s) + 1 : 1;
 	uint8_t *p;
@@ -94,7 +101,7 @@ put_str(struct wire_buf *b, const char *s)
 		b->err = b->err ? b->err : -EMSGSIZE;
 		return;
 	}
-	put_u32(b, (uint32_t)n);
+	wire_put_u32(b, (uint32_t)n);
 	p = reserve(b, n);
 	if (p)
 		memcpy(p, s ? s : "", n);
@@ -153,15 +160,15 @@ wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply)
 {
 	size_t at = frame_begin(b, WIRE_HELLO, 0, 0);
 
-	put_u32(b, WIRE_MAGIC);
+	wire_put_u32(b, WIRE_MAGIC);
 	if (reply) {
-		put_u16(b, h->version);
-		put_u16(b, 0);
-		put_u32(b, h->pid);
-		put_u32(b, 0);
+		wire_put_u16(b, h->version);
+		wire_put_u16(b, 0);
+		wire_put_u32(b, h->pid);
+		wire_put_u32(b, 0);
 	} else {
-		put_u16(b, h->version_min);
-		put_u16(b, h->version_max);
+		wire_put_u16(b, h->version_min);
+		wire_put_u16(b, h->version_max);
 	}
 	return frame_end(b, at);
 }
@@ -171,9 +178,9 @@ put_strv(struct wire_buf *b, const char *const *v, size_t n)
 {
 	size_t i;
 
-	put_u32(b, (uint32_t)n);
+	wire_put_u32(b, (uint32_t)n);
 	for (i = 0; i < n; i++)
-		put_str(b, v[i]);
+		wire_put_str(b, v[i]);
 }
 
 int
@@ -182,27 +189,27 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 {
 	size_t at = frame_begin(b, WIRE_SPAWN, id, nfds);
 
-	put_u8(b, (uint8_t)s->backend);
-	put_u8(b, (uint8_t)fdmask);
-	put_u16(b, (s->fresh_scratch ? WIRE_SPAWN_FRESH : 0) |
+	wire_put_u8(b, (uint8_t)s->backend);
+	wire_put_u8(b, (uint8_t)fdmask);
+	wire_put_u16(b, (s->fresh_scratch ? WIRE_SPAWN_FRESH : 0) |
 	    (s->no_tmp ? WIRE_SPAWN_NO_TMP : 0) |
 	    (s->set_tmpdir ? WIRE_SPAWN_SET_TMPDIR : 0) |
 	    (s->set_home ? WIRE_SPAWN_SET_HOME : 0) |
 	    (s->read_narrow ? WIRE_SPAWN_READ_NARROW : 0) |
 	    (s->read_system ? WIRE_SPAWN_READ_SYSTEM : 0));
-	put_u32(b, 0);
-	put_u64(b, (uint64_t)s->deadline_ms);
-	put_u64(b, (uint64_t)s->grace_ms);
-	put_u64(b, (uint64_t)s->limits.cpu_seconds);
-	put_u64(b, (uint64_t)s->limits.address_space);
-	put_u64(b, (uint64_t)s->limits.open_files);
-	put_u64(b, (uint64_t)s->limits.file_size);
-	put_u64(b, (uint64_t)s->limits.processes);
-	put_u64(b, (uint64_t)s->limits.memory);
-	put_str(b, s->exe);
-	put_str(b, s->scratch);
-	put_str(b, s->cwd);
-	put_str(b, s->launcher);
+	wire_put_u32(b, 0);
+	wire_put_u64(b, (uint64_t)s->deadline_ms);
+	wire_put_u64(b, (uint64_t)s->grace_ms);
+	wire_put_u64(b, (uint64_t)s->limits.cpu_seconds);
+	wire_put_u64(b, (uint64_t)s->limits.address_space);
+	wire_put_u64(b, (uint64_t)s->limits.open_files);
+	wire_put_u64(b, (uint64_t)s->limits.file_size);
+	wire_put_u64(b, (uint64_t)s->limits.processes);
+	wire_put_u64(b, (uint64_t)s->limits.memory);
+	wire_put_str(b, s->exe);
+	wire_put_str(b, s->scratch);
+	wire_put_str(b, s->cwd);
+	wire_put_str(b, s->launcher);
 	put_strv(b, s->argv, s->argc);
 	put_strv(b, s->envp, s->envc);
 	put_strv(b, s->devices, s->ndevices);
@@ -216,10 +223,10 @@ wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
 {
 	size_t at = frame_begin(b, WIRE_STARTED, id, 0);
 
-	put_u32(b, (uint32_t)pid);
-	put_u32(b, (uint32_t)pgid);
-	put_str(b, scratch);
-	put_str(b, tmp);
+	wire_put_u32(b, (uint32_t)pid);
+	wire_put_u32(b, (uint32_t)pgid);
+	wire_put_str(b, scratch);
+	wire_put_str(b, tmp);
 	return frame_end(b, at);
 }
 
@@ -229,22 +236,22 @@ wire_put_settled(struct wire_buf *b, uint32_t id,
 {
 	size_t at = frame_begin(b, WIRE_SETTLED, id, 0);
 
-	put_u8(b, (uint8_t)r->outcome);
-	put_u8(b, (uint8_t)r->reason);
-	put_u8(b, (uint8_t)r->step);
-	put_u8(b, (uint8_t)r->backend);
-	put_u8(b, (uint8_t)r->proof);
-	put_u8(b, (r->scratch_kept ? 1 : 0) | (r->tmp_kept ? 2 : 0));
-	put_u16(b, 0);
-	put_u32(b, (uint32_t)r->exit_code);
-	put_u32(b, (uint32_t)r->signal);
-	put_u32(b, (uint32_t)r->error);
-	put_u32(b, (uint32_t)r->pid);
-	put_u32(b, (uint32_t)r->pgid);
-	put_u64(b, (uint64_t)r->wall_us);
-	put_u64(b, (uint64_t)r->user_us);
-	put_u64(b, (uint64_t)r->sys_us);
-	put_u64(b, (uint64_t)r->max_rss_kib);
+	wire_put_u8(b, (uint8_t)r->outcome);
+	wire_put_u8(b, (uint8_t)r->reason);
+	wire_put_u8(b, (uint8_t)r->step);
+	wire_put_u8(b, (uint8_t)r->backend);
+	wire_put_u8(b, (uint8_t)r->proof);
+	wire_put_u8(b, (r->scratch_kept ? 1 : 0) | (r->tmp_kept ? 2 : 0));
+	wire_put_u16(b, 0);
+	wire_put_u32(b, (uint32_t)r->exit_code);
+	wire_put_u32(b, (uint32_t)r->signal);
+	wire_put_u32(b, (uint32_t)r->error);
+	wire_put_u32(b, (uint32_t)r->pid);
+	wire_put_u32(b, (uint32_t)r->pgid);
+	wire_put_u64(b, (uint64_t)r->wall_us);
+	wire_put_u64(b, (uint64_t)r->user_us);
+	wire_put_u64(b, (uint64_t)r->sys_us);
+	wire_put_u64(b, (uint64_t)r->max_rss_kib);
 	return frame_end(b, at);
 }
 
@@ -253,9 +260,9 @@ wire_put_error(struct wire_buf *b, uint32_t id, int err, const char *message)
 {
 	size_t at = frame_begin(b, WIRE_ERROR, id, 0);
 
-	put_u32(b, (uint32_t)err);
-	put_u32(b, 0);
-	put_str(b, message);
+	wire_put_u32(b, (uint32_t)err);
+	wire_put_u32(b, 0);
+	wire_put_str(b, message);
 	return frame_end(b, at);
 }
 
@@ -303,15 +310,8 @@ wire_hdr_decode(const uint8_t buf[WIRE_HDR_LEN], struct wire_hdr *h)
 	return 0;
 }
 
-/* A bounds-checked reader; err sticks at the first overrun. */
-struct rd {
-	const uint8_t *p;
-	size_t len, off;
-	int err;
-};
-
 static const uint8_t *
-take(struct rd *r, size_t n)
+take(struct wire_rd *r, size_t n)
 {
 	const uint8_t *p;
 
@@ -324,32 +324,32 @@ take(struct rd *r, size_t n)
 	return p;
 }
 
-static uint8_t
-get_u8(struct rd *r)
+uint8_t
+wire_get_u8(struct wire_rd *r)
 {
 	const uint8_t *p = take(r, 1);
 
 	return p ? *p : 0;
 }
 
-static uint16_t
-get_u16(struct rd *r)
+uint16_t
+wire_get_u16(struct wire_rd *r)
 {
 	const uint8_t *p = take(r, 2);
 
 	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
 }
 
-static uint32_t
-get_u32(struct rd *r)
+uint32_t
+wire_get_u32(struct wire_rd *r)
 {
 	const uint8_t *p = take(r, 4);
 
 	return p ? be32dec(p) : 0;
 }
 
-static uint64_t
-get_u64(struct rd *r)
+uint64_t
+wire_get_u64(struct wire_rd *r)
 {
 	const uint8_t *p = take(r, 8);
 
@@ -358,18 +358,18 @@ get_u64(struct rd *r)
 
 /* Out of range reads as -1: spec_check refuses it as Invalid. */
 static int64_t
-get_i64(struct rd *r)
+get_i64(struct wire_rd *r)
 {
-	uint64_t v = get_u64(r);
+	uint64_t v = wire_get_u64(r);
 
 	return v > INT64_MAX ? -1 : (int64_t)v;
 }
 
 /* A string: NUL at the end and nowhere else. */
-static const char *
-get_str(struct rd *r)
+const char *
+wire_get_str(struct wire_rd *r)
 {
-	uint32_t n = get_u32(r);
+	uint32_t n = wire_get_u32(r);
 	const uint8_t *p;
 
 	if (r->err != 0 || n == 0) {
@@ -385,15 +385,24 @@ get_str(struct rd *r)
 }
 
 static const char *
-get_opt_str(struct rd *r)
+get_opt_str(struct wire_rd *r)
 {
-	const char *s = get_str(r);
+	const char *s = wire_get_str(r);
 
 	return s && *s ? s : NULL;
 }
 
-static int
-finish(struct rd *r)
+enum confine_step
+wire_get_step(struct wire_rd *r)
+{
+	uint32_t step = wire_get_u32(r);
+
+	return step <= CONFINE_STEP_IDENTITY ? (enum confine_step)step :
+	    CONFINE_STEP_EXEC;
+}
+
+int
+wire_get_end(struct wire_rd *r)
 {
 	if (r->err == 0 && r->off != r->len)
 		r->err = -EBADMSG;
@@ -403,54 +412,54 @@ finish(struct rd *r)
 int
 wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h, int reply)
 {
-	struct rd r = { p, len, 0, 0 };
+	struct wire_rd r = WIRE_RD(p, len);
 
 	memset(h, 0, sizeof(*h));
-	if (get_u32(&r) != WIRE_MAGIC)
+	if (wire_get_u32(&r) != WIRE_MAGIC)
 		r.err = -EBADMSG;
 	if (reply) {
-		h->version = get_u16(&r);
-		if (get_u16(&r) != 0)
+		h->version = wire_get_u16(&r);
+		if (wire_get_u16(&r) != 0)
 			r.err = -EBADMSG;
-		h->pid = get_u32(&r);
-		if (get_u32(&r) != 0)
+		h->pid = wire_get_u32(&r);
+		if (wire_get_u32(&r) != 0)
 			r.err = -EBADMSG;
 	} else {
-		h->version_min = get_u16(&r);
-		h->version_max = get_u16(&r);
+		h->version_min = wire_get_u16(&r);
+		h->version_max = wire_get_u16(&r);
 		if (h->version_min > h->version_max)
 			r.err = -EBADMSG;
 	}
-	return finish(&r);
+	return wire_get_end(&r);
 }
 
 int
 wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
     const char **scratch, const char **tmp)
 {
-	struct rd r = { p, len, 0, 0 };
+	struct wire_rd r = WIRE_RD(p, len);
 
-	*pid = (pid_t)get_u32(&r);
-	*pgid = (pid_t)get_u32(&r);
-	*scratch = get_str(&r);
-	*tmp = get_str(&r);
-	return finish(&r);
+	*pid = (pid_t)wire_get_u32(&r);
+	*pgid = (pid_t)wire_get_u32(&r);
+	*scratch = wire_get_str(&r);
+	*tmp = wire_get_str(&r);
+	return wire_get_end(&r);
 }
 
 int
 wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 {
-	struct rd r = { p, len, 0, 0 };
+	struct wire_rd r = WIRE_RD(p, len);
 	uint8_t outcome, reason, step, backend, proof, kept;
 
 	memset(res, 0, sizeof(*res));
-	outcome = get_u8(&r);
-	reason = get_u8(&r);
-	step = get_u8(&r);
-	backend = get_u8(&r);
-	proof = get_u8(&r);
-	kept = get_u8(&r);
-	if (kept > 3 || get_u16(&r) != 0)
+	outcome = wire_get_u8(&r);
+	reason = wire_get_u8(&r);
+	step = wire_get_u8(&r);
+	backend = wire_get_u8(&r);
+	proof = wire_get_u8(&r);
+	kept = wire_get_u8(&r);
+	if (kept > 3 || wire_get_u16(&r) != 0)
 		r.err = -EBADMSG;
 	res->scratch_kept = kept & 1;
 	res->tmp_kept = kept >> 1;
@@ -463,30 +472,30 @@ wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 	res->step = (enum confine_step)step;
 	res->backend = (enum confine_backend)backend;
 	res->proof = (enum confine_proof)proof;
-	res->exit_code = (int)get_u32(&r);
-	res->signal = (int)get_u32(&r);
-	res->error = (int)get_u32(&r);
-	res->pid = (pid_t)get_u32(&r);
-	res->pgid = (pid_t)get_u32(&r);
-	res->wall_us = (int64_t)get_u64(&r);
-	res->user_us = (int64_t)get_u64(&r);
-	res->sys_us = (int64_t)get_u64(&r);
-	res->max_rss_kib = (int64_t)get_u64(&r);
-	return finish(&r);
+	res->exit_code = (int)wire_get_u32(&r);
+	res->signal = (int)wire_get_u32(&r);
+	res->error = (int)wire_get_u32(&r);
+	res->pid = (pid_t)wire_get_u32(&r);
+	res->pgid = (pid_t)wire_get_u32(&r);
+	res->wall_us = (int64_t)wire_get_u64(&r);
+	res->user_us = (int64_t)wire_get_u64(&r);
+	res->sys_us = (int64_t)wire_get_u64(&r);
+	res->max_rss_kib = (int64_t)wire_get_u64(&r);
+	return wire_get_end(&r);
 }
 
 int
 wire_get_error(const uint8_t *p, size_t len, struct wire_error *e)
 {
-	struct rd r = { p, len, 0, 0 };
+	struct wire_rd r = WIRE_RD(p, len);
 	uint32_t err;
 
-	err = get_u32(&r);
-	if (get_u32(&r) != 0 || err == 0 || err > 4095)
+	err = wire_get_u32(&r);
+	if (wire_get_u32(&r) != 0 || err == 0 || err > 4095)
 		r.err = -EBADMSG;
 	e->err = (int)err;
-	e->message = get_str(&r);
-	return finish(&r);
+	e->message = wire_get_str(&r);
+	return wire_get_end(&r);
 }
 
 /*
@@ -494,9 +503,9 @@ wire_get_error(const uint8_t *p, size_t len, struct wire_error *e)
  * allocated: each string takes at least five bytes.
  */
 static size_t
-get_count(struct rd *r)
+get_count(struct wire_rd *r)
 {
-	uint32_t n = get_u32(r);
+	uint32_t n = wire_get_u32(r);
 
 	if (r->err == 0 && n > (r->len - r->off) / 5)
 		r->err = -EBADMSG;
@@ -504,12 +513,12 @@ get_count(struct rd *r)
 }
 
 static void
-get_strv(struct rd *r, const char **v, size_t n)
+get_strv(struct wire_rd *r, const char **v, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		v[i] = get_str(r);
+		v[i] = wire_get_str(r);
 	v[n] = NULL;
 }
 
@@ -517,20 +526,20 @@ int
 wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
     void **arena)
 {
-	struct rd r = { p, len, 0, 0 };
+	struct wire_rd r = WIRE_RD(p, len);
 	size_t cap = len / 5 + 4, n[4], at = 0, k;
 	const char **v, **lists[4];
 	uint16_t flags;
 
 	*arena = NULL;
 	memset(s, 0, sizeof(*s));
-	s->backend = (enum confine_backend)get_u8(&r);
-	*fdmask = get_u8(&r);
-	flags = get_u16(&r);
+	s->backend = (enum confine_backend)wire_get_u8(&r);
+	*fdmask = wire_get_u8(&r);
+	flags = wire_get_u16(&r);
 	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
 	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME |
 	    WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM)) != 0 ||
-	    get_u32(&r) != 0 ||
+	    wire_get_u32(&r) != 0 ||
 	    (*fdmask & ~7u) != 0)
 		r.err = -EBADMSG;
 	s->fresh_scratch = (flags & WIRE_SPAWN_FRESH) != 0;
@@ -547,7 +556,7 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	s->limits.file_size = get_i64(&r);
 	s->limits.processes = get_i64(&r);
 	s->limits.memory = get_i64(&r);
-	s->exe = get_str(&r);
+	s->exe = wire_get_str(&r);
 	s->scratch = get_opt_str(&r);
 	s->cwd = get_opt_str(&r);
 	s->launcher = get_opt_str(&r);
@@ -571,7 +580,7 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 			at += n[k] + 1;
 		}
 	}
-	if (finish(&r) != 0) {
+	if (wire_get_end(&r) != 0) {
 		free(v);
 		return r.err;
 	}

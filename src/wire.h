@@ -66,17 +66,54 @@ struct wire_error {
 };
 
 /*
- * A growable output buffer; err sticks within a frame, and a frame that
- * fails (out of memory, too long) is taken back whole: the buffer keeps
- * the frames before it and takes the next.
+ * An output buffer; err sticks within a frame, and a frame that fails (out
+ * of memory, too long) is taken back whole: the buffer keeps the frames
+ * before it and takes the next. A fixed buffer (WIRE_BUF_FIXED) never
+ * allocates, so a child between fork and exec may write into one; a write
+ * past its end sets err to -EMSGSIZE.
  */
 struct wire_buf {
 	uint8_t *p;
 	size_t len, cap;
 	int err;
+	int fixed;
 };
 
+#define WIRE_BUF_FIXED(array) \
+	{ .p = (array), .len = 0, .cap = sizeof(array), .err = 0, .fixed = 1 }
+
 void wire_buf_free(struct wire_buf *b);
+
+/*
+ * The one codec: the fields every message is made of, for the host's
+ * frames, the shepherd's records and the child's error record alike.
+ * Big-endian; a string is u32 n (>= 1, with the NUL), then n bytes.
+ */
+void wire_put_u8(struct wire_buf *b, uint8_t v);
+void wire_put_u16(struct wire_buf *b, uint16_t v);
+void wire_put_u32(struct wire_buf *b, uint32_t v);
+void wire_put_u64(struct wire_buf *b, uint64_t v);
+void wire_put_str(struct wire_buf *b, const char *s); /* NULL: "" */
+
+/* A bounds-checked reader over one message; err sticks at the first fault. */
+struct wire_rd {
+	const uint8_t *p;
+	size_t len, off;
+	int err;
+};
+
+#define WIRE_RD(p, len) { (p), (len), 0, 0 }
+
+uint8_t wire_get_u8(struct wire_rd *r);
+uint16_t wire_get_u16(struct wire_rd *r);
+uint32_t wire_get_u32(struct wire_rd *r);
+uint64_t wire_get_u64(struct wire_rd *r);
+/* NUL at the end and nowhere else; NULL (and err) otherwise. */
+const char *wire_get_str(struct wire_rd *r);
+/* A step of enum confine_step; one it does not know reads as EXEC. */
+enum confine_step wire_get_step(struct wire_rd *r);
+/* 0 when all was read and nothing was left over, else -EBADMSG. */
+int wire_get_end(struct wire_rd *r);
 
 void wire_hdr_encode(uint8_t buf[WIRE_HDR_LEN], const struct wire_hdr *h);
 /*
