@@ -21,14 +21,13 @@
 #include "helper/serve.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/frame.h"
 #include "src/proc.h"
 #include "src/wire.h"
 
 #define OUT_HIGH (1u << 20)   /* stop reading a peer that does not read */
-#define READ_CHUNK 65536
 #define CONN_BUCKETS 256
 #define PID_BUCKETS 1024
-#define MAX_QUEUED_FDS (2 * WIRE_MAX_FDS)
 #define FRAMES_PER_TURN 16    /* then the other peers' turn */
 #define READY_MAX 64          /* events taken in one turn */
 
@@ -56,16 +55,12 @@ struct conn {
 	int peer_err;                 /* -errno: unknown, so none are run */
 	unsigned watched;             /* EV_IN | EV_OUT asked of the loop */
 	unsigned ready;               /* what the loop said this turn */
-	uint8_t *in;
-	size_t inlen, incap;
-	int fdq[MAX_QUEUED_FDS];
-	size_t nfdq;
+	struct frame_in in;           /* what the host sent, not yet taken */
 	struct wire_buf out;
 	size_t outoff;
 	bool hello;
 	bool shutdown;                /* asked to stop: ack once its jobs are done */
 	bool closing;                 /* flush what is queued, then close */
-	bool fds_lost;                /* a read said MSG_CTRUNC */
 	bool backlog;                 /* whole frames wait for its next turn */
 	size_t njobs;
 	struct hjob *ids[CONN_BUCKETS];
@@ -576,61 +571,48 @@ close_fds(int *fds, size_t n)
 			close(fds[i]);
 }
 
-/* Parses every whole frame in the input buffer. */
+/* Takes every whole frame read, FRAMES_PER_TURN at a time. */
 static void
 conn_parse(struct srv *s, struct conn *c)
 {
+	int fds[WIRE_MAX_FDS] = { -1, -1, -1 }, rc = 0, turn = 0;
+	const uint8_t *p;
 	struct wire_hdr hd;
-	size_t off = 0, frame;
-	int fds[WIRE_MAX_FDS] = { -1, -1, -1 }, rc, turn = 0;
-	unsigned i;
 
 	c->backlog = false;
-	while (!c->closing && c->inlen - off >= WIRE_HDR_LEN) {
+	while (!c->closing) {
 		/*
 		 * A peer that floods gets a turn like any other: its next frames
 		 * wait for the next round of the loop, not the others for it.
 		 */
 		if (turn++ == FRAMES_PER_TURN) {
-			c->backlog = true;
+			c->backlog = frame_pending(&c->in) > 0;
 			break;
 		}
-		rc = wire_hdr_decode(c->in + off, &hd);
-		if (rc != 0) {
-			conn_fatal(c, hd.id, -rc, rc == -EMSGSIZE ?
-			    "frame too large" : "too many descriptors");
+		if ((rc = frame_next(&c->in, &hd, &p)) <= 0)
 			break;
-		}
-		frame = WIRE_HDR_LEN + hd.len;
-		if (c->inlen - off < frame)
-			break;
-		if (hd.nfds > c->nfdq) {
-			reply_error(c, hd.id, c->fds_lost ? EMFILE : EBADMSG,
-			    c->fds_lost ? "descriptors lost: the helper has too "
-			    "many open, or too many were sent" :
+		if (!frame_take_fds(&c->in, fds, hd.nfds)) {
+			reply_error(c, hd.id, c->in.fds_lost ? EMFILE : EBADMSG,
+			    c->in.fds_lost ? "descriptors lost: the helper has "
+			    "too many open, or too many were sent" :
 			    "descriptors missing");
-			close_fds(c->fdq, c->nfdq);
-			c->nfdq = 0;
-			c->fds_lost = false;
-			off += frame;
+			frame_drop_fds(&c->in);
 			continue;
 		}
-		for (i = 0; i < hd.nfds; i++)
-			fds[i] = c->fdq[i];
-		memmove(c->fdq, c->fdq + hd.nfds, (c->nfdq - hd.nfds) * sizeof(int));
-		c->nfdq -= hd.nfds;
-		on_frame(s, c, &hd, c->in + off + WIRE_HDR_LEN, fds);
+		on_frame(s, c, &hd, p, fds);
 		/* The shepherd has its copies now; ours are not needed. */
 		close_fds(fds, hd.nfds);
-		off += frame;
 	}
-	memmove(c->in, c->in + off, c->inlen - off);
-	c->inlen -= off;
-	if (!c->backlog && c->inlen == 0 && (c->nfdq > 0 || c->fds_lost)) {
+	if (rc < 0) {
+		/* The header is decoded even so: its id is the one to blame. */
+		conn_fatal(c, hd.id, -rc, rc == -EMSGSIZE ? "frame too large" :
+		    "too many descriptors");
+		return;
+	}
+	if (!c->backlog && frame_pending(&c->in) == 0 &&
+	    (c->in.nfdq > 0 || c->in.fds_lost)) {
 		/* Descriptors no frame asked for: close them, say so. */
-		close_fds(c->fdq, c->nfdq);
-		c->nfdq = 0;
-		c->fds_lost = false;
+		frame_drop_fds(&c->in);
 		reply_error(c, 0, EBADMSG, "unexpected descriptors");
 	}
 }
@@ -638,42 +620,18 @@ conn_parse(struct srv *s, struct conn *c)
 static int
 conn_read(struct srv *s, struct conn *c)
 {
-	int fds[MAX_QUEUED_FDS], excess;
-	size_t nfds, i;
-	ssize_t got;
-	uint8_t *in;
+	ssize_t got = frame_read(&c->in, c->fd, 0, true);
 
-	if (c->incap - c->inlen < READ_CHUNK) {
-		if (c->incap >= WIRE_HDR_LEN + WIRE_MAX_PAYLOAD + READ_CHUNK) {
-			conn_fatal(c, 0, EMSGSIZE, "input buffer full");
-			return -1;
-		}
-		in = realloc(c->in, c->incap + READ_CHUNK);
-		if (in == NULL) {
-			told(c, -ENOMEM);
-			return -1;
-		}
-		c->in = in;
-		c->incap += READ_CHUNK;
-	}
-	got = fd_recv_with(c->fd, c->in + c->inlen, c->incap - c->inlen, 0,
-	    fds, MAX_QUEUED_FDS - c->nfdq, &nfds, &excess);
-	if (got == -EAGAIN || got == -EWOULDBLOCK)
-		return 0;
-	for (i = 0; i < nfds; i++)
-		c->fdq[c->nfdq++] = fds[i];
-	/*
-	 * Descriptors lost in transit: too many were attached, or we are out
-	 * of descriptors ourselves (the kernel says MSG_CTRUNC for both). The
-	 * framing is intact, so the frame that wanted them is refused, not the
-	 * connection.
-	 */
-	if (excess)
-		c->fds_lost = true;
-	if (got <= 0)
+	if (got == -EMSGSIZE) {
+		conn_fatal(c, 0, EMSGSIZE, "input buffer full");
 		return -1;
-	c->inlen += (size_t)got;
-	conn_parse(s, c);
+	}
+	if (got == -ENOMEM)
+		told(c, -ENOMEM);
+	if (got < 0)
+		return -1;
+	if (got > 0)
+		conn_parse(s, c);
 	return 0;
 }
 
@@ -689,12 +647,11 @@ conn_close(struct srv *s, struct conn *c)
 		job_detach(s, h);
 		heap_fix(s, h);
 	}
-	close_fds(c->fdq, c->nfdq);
+	frame_in_free(&c->in);
 	TAILQ_REMOVE(&s->conns, c, link);
 	s->nconns--;
 	ev_del(&s->ev, c->fd);
 	close(c->fd);
-	free(c->in);
 	wire_buf_free(&c->out);
 	free(c);
 }

@@ -42,6 +42,7 @@
 #include "confine/confine.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/frame.h"
 #ifdef __linux__
 #include "src/image.h"
 #endif
@@ -100,8 +101,7 @@ struct confine {
 	size_t handles;                /* jobs not yet freed */
 	unsigned waiting;              /* threads inside confine_wait */
 	struct confine_job *ids[BUCKETS];
-	uint8_t *in;                   /* the reader's, between parses */
-	size_t inlen, incap;
+	struct frame_in in;            /* the reader's, between parses */
 };
 
 static _Thread_local char errmsg[256];
@@ -274,7 +274,7 @@ helper_lost(struct confine *c)
 		}
 		c->ids[b] = NULL;
 	}
-	c->inlen = 0;
+	frame_discard(&c->in);
 	pthread_cond_broadcast(&c->cv);
 }
 
@@ -356,58 +356,29 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 static int
 parse(struct confine *c)
 {
+	const uint8_t *p;
 	struct wire_hdr h;
-	size_t off = 0;
-	int n = 0;
+	int n = 0, rc;
 
-	while (c->inlen - off >= WIRE_HDR_LEN) {
-		if (wire_hdr_decode(c->in + off, &h) != 0)
+	while ((rc = frame_next(&c->in, &h, &p)) == 1) {
+		if (on_frame(c, &h, p) != 0)
 			return -EBADMSG;
-		if (c->inlen - off - WIRE_HDR_LEN < h.len)
-			break;
-		if (on_frame(c, &h, c->in + off + WIRE_HDR_LEN) != 0)
-			return -EBADMSG;
-		off += WIRE_HDR_LEN + h.len;
 		n++;
 	}
-	memmove(c->in, c->in + off, c->inlen - off);
-	c->inlen -= off;
-	return n;
+	return rc < 0 ? -EBADMSG : n;
 }
 
 /*
- * One read, by the reader only (no mu). Returns bytes read, 0 for nothing
- * yet, or a negative errno when the helper is gone (-ECONNRESET) or
- * cannot be read any more (-ENOMEM, -EMSGSIZE): a buffer that cannot
- * grow is the end of the connection, not "nothing yet", which would have
- * the readers poll a readable socket for ever.
+ * One read, by the reader only (no mu): frame_read's answer, with every
+ * failure but running out of memory read as the helper gone (-ECONNRESET).
  * Descriptors never come from the helper: any that arrive are closed.
  */
 static ssize_t
 read_some(struct confine *c)
 {
-	size_t nfds;
-	uint8_t *in;
-	ssize_t n;
-	int excess;
+	ssize_t n = frame_read(&c->in, c->fd, MSG_DONTWAIT, false);
 
-	if (c->incap - c->inlen < 4096) {
-		if (c->incap > WIRE_HDR_LEN + WIRE_MAX_PAYLOAD + 8192)
-			return -EMSGSIZE;
-		in = realloc(c->in, c->incap + 65536);
-		if (in == NULL)
-			return -ENOMEM;
-		c->in = in;
-		c->incap += 65536;
-	}
-	n = fd_recv_with(c->fd, c->in + c->inlen, c->incap - c->inlen,
-	    MSG_DONTWAIT, NULL, 0, &nfds, &excess);
-	if (n == -EAGAIN || n == -EWOULDBLOCK)
-		return 0;
-	if (n <= 0)
-		return -ECONNRESET;
-	c->inlen += (size_t)n;
-	return n;
+	return n < 0 && n != -ENOMEM ? -ECONNRESET : n;
 }
 
 static int
@@ -727,8 +698,9 @@ handshake(struct confine *c, pid_t *pid)
 	struct wire_error e;
 	struct wire_hdr h;
 	struct pollfd pfd = { c->fd, POLLIN, 0 };
+	const uint8_t *p;
 	ssize_t n;
-	int rc;
+	int rc, got;
 
 	rc = wire_put_hello(&b, &hi, 0);
 	if (rc == 0)
@@ -740,13 +712,7 @@ handshake(struct confine *c, pid_t *pid)
 	 * A helper that refuses us writes why and closes, maybe before our
 	 * hello arrives: a failed send still leaves its reply to read.
 	 */
-	for (;;) {
-		if (c->inlen >= WIRE_HDR_LEN) {
-			if (wire_hdr_decode(c->in, &h) != 0)
-				return fail(EPROTO, "bad frame from the helper");
-			if (c->inlen >= WIRE_HDR_LEN + h.len)
-				break;
-		}
+	while ((got = frame_next(&c->in, &h, &p)) == 0) {
 		if (poll(&pfd, 1, ms_until(deadline)) <= 0)
 			return fail(ETIMEDOUT, "no hello from the helper");
 		if ((n = read_some(c)) == -ENOMEM)
@@ -756,17 +722,15 @@ handshake(struct confine *c, pid_t *pid)
 			    "during the handshake%s%s", rc ? ": " : "",
 			    rc ? strerror(-rc) : "");
 	}
-	if (h.type == WIRE_ERROR &&
-	    wire_get_error(c->in + WIRE_HDR_LEN, h.len, &e) == 0)
+	if (got < 0)
+		return fail(EPROTO, "bad frame from the helper");
+	if (h.type == WIRE_ERROR && wire_get_error(p, h.len, &e) == 0)
 		return fail(e.err, "the helper refused: %s", e.message);
-	if (h.type != WIRE_HELLO ||
-	    wire_get_hello(c->in + WIRE_HDR_LEN, h.len, &hi, 1) != 0 ||
+	if (h.type != WIRE_HELLO || wire_get_hello(p, h.len, &hi, 1) != 0 ||
 	    hi.version != WIRE_VERSION)
 		return fail(EPROTO, "the helper does not speak protocol %d",
 		    WIRE_VERSION);
 	*pid = (pid_t)hi.pid;
-	c->inlen -= WIRE_HDR_LEN + h.len;
-	memmove(c->in, c->in + WIRE_HDR_LEN + h.len, c->inlen);
 	return 0;
 }
 
@@ -854,7 +818,7 @@ start_helper(struct confine *c)
 	pthread_mutex_unlock(&c->send_mu);
 	pthread_mutex_unlock(&c->mu);
 	if (rc == 0) {
-		c->inlen = 0;
+		frame_discard(&c->in);
 		rc = handshake(c, &pid);
 	}
 	if (rc != 0) {
@@ -877,7 +841,7 @@ free_confine(struct confine *c)
 	pthread_cond_destroy(&c->cv);
 	free(c->helper_path);
 	free(c->socket_path);
-	free(c->in);
+	frame_in_free(&c->in);
 	free(c);
 }
 
