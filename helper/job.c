@@ -206,6 +206,7 @@ struct plan {
 	char *added[2];        /* its "TMPDIR=..." and "HOME=..." */
 	bool becomes;          /* the job runs as become, not as the helper */
 	struct ident become;
+	const char *argv0[2];  /* the argv of a spec that gives none */
 };
 
 static char *const empty_env[] = { NULL };
@@ -314,7 +315,7 @@ canonical_device(const char *path, char **out)
 
 /* Whether the backend can confine here; nothing is made yet. */
 static int
-plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
+plan_backend(struct plan *p, const struct confine_spec *s, const struct job_env *env,
     const char **why)
 {
 	const char *launcher = s->launcher ? s->launcher : SPEC_DEFAULT_LAUNCHER;
@@ -355,7 +356,7 @@ plan_backend(struct plan *p, const struct spec *s, const struct job_env *env,
  * each device one it may write.
  */
 static int
-plan_paths(struct plan *p, const struct spec *s, const char **why)
+plan_paths(struct plan *p, const struct confine_spec *s, const char **why)
 {
 	size_t i;
 	int rc;
@@ -365,11 +366,12 @@ plan_paths(struct plan *p, const struct spec *s, const char **why)
 		if (rc != 0)
 			REFUSE(rc, "the scratch root must be an existing directory");
 		if ((rc = permitted(p->scratch, W_OK | X_OK)) != 0)
-			REFUSE(rc, s->fresh_scratch ? "the job's user may not make "
+			REFUSE(rc, (s->flags & CONFINE_FRESH_SCRATCH) ?
+			    "the job's user may not make "
 			    "a fresh root in that scratch parent" : "the job's user "
 			    "may not write that scratch root");
 	}
-	for (i = 0; i < s->ndevices; i++) {
+	for (i = 0; s->devices != NULL && s->devices[i] != NULL; i++) {
 		rc = canonical_device(s->devices[i], &p->devices[i]);
 		p->ndevices = i + 1;
 		if (rc == -EINVAL || rc == -ENOENT)
@@ -377,7 +379,7 @@ plan_paths(struct plan *p, const struct spec *s, const char **why)
 		if (rc != 0)
 			REFUSE(rc, "a writable device must be one the job's user may write");
 	}
-	for (i = 0; i < s->nreadable; i++) {
+	for (i = 0; s->readable != NULL && s->readable[i] != NULL; i++) {
 		rc = canonical_readable(s->readable[i], &p->readable[i]);
 		p->nreadable = i + 1;
 		if (rc == -ENOENT || rc == -ENOTDIR)
@@ -393,15 +395,16 @@ plan_paths(struct plan *p, const struct spec *s, const char **why)
  * and with Landlock the system trees (Seatbelt's are the profile's own).
  */
 static int
-plan_reads(struct plan *p, const struct spec *s, const struct job_env *env)
+plan_reads(struct plan *p, const struct confine_spec *s, const struct job_env *env)
 {
 	size_t i, n = 0, nsys = 0;
 	int rc;
 
-	if (!s->read_narrow)
+	if (!spec_narrow(s))
 		return 0;
 #ifdef __linux__
-	if (s->read_system && p->child.backend == CONFINE_BACKEND_LANDLOCK) {
+	if ((s->flags & CONFINE_READ_SYSTEM) &&
+	    p->child.backend == CONFINE_BACKEND_LANDLOCK) {
 		if ((rc = sysreads_made(env->sysreads)) != 0)
 			return rc;
 		nsys = env->sysreads->n;
@@ -420,7 +423,7 @@ plan_reads(struct plan *p, const struct spec *s, const struct job_env *env)
 		p->reads[n++] = env->sysreads->path[i];
 #endif
 	p->policy.read_narrow = true;
-	p->policy.read_system = s->read_system;
+	p->policy.read_system = (s->flags & CONFINE_READ_SYSTEM) != 0;
 	p->policy.readable = p->reads;
 	p->policy.nreadable = n;
 	return 0;
@@ -449,7 +452,7 @@ plan_ident(struct plan *p, const struct job_env *env, const struct ident *peer,
 
 /* Every check that can refuse the job; nothing is written by it. */
 static int
-plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
+plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, const char **why)
 {
 	int rc, k;
@@ -473,11 +476,13 @@ plan_build(struct plan *p, const struct spec *s, const struct job_env *env,
 		REFUSE(rc, "no memory for the job's readable trees");
 	p->child.path = s->exe;
 	p->child.exe = s->exe;
-	p->child.argv = (char *const *)(uintptr_t)s->argv;
-	p->child.envp = s->envc > 0 ? (char *const *)(uintptr_t)s->envp :
+	p->argv0[0] = s->exe;
+	p->child.argv = (char *const *)(uintptr_t)(spec_argv_given(s) ?
+	    s->argv : p->argv0);
+	p->child.envp = s->envp != NULL ? (char *const *)(uintptr_t)s->envp :
 	    empty_env;
 	for (k = 0; k < 3; k++)
-		p->child.fd[k] = s->fd[k];
+		p->child.fd[k] = spec_stdio(s, k);
 	p->child.policy = &p->policy;
 	p->child.limits = &s->limits;
 	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
@@ -497,11 +502,11 @@ within(const char *path, const char *dir)
 }
 
 static bool
-env_has(const struct spec *s, const char *name)
+env_has(const struct confine_spec *s, const char *name)
 {
 	size_t i, n = strlen(name);
 
-	for (i = 0; i < s->envc; i++)
+	for (i = 0; s->envp != NULL && s->envp[i] != NULL; i++)
 		if (strncmp(s->envp[i], name, n) == 0 && s->envp[i][n] == '=')
 			return true;
 	return false;
@@ -513,21 +518,23 @@ env_has(const struct spec *s, const char *name)
  * each unless the environment has it already.
  */
 static int
-plan_env(struct plan *p, const struct spec *s)
+plan_env(struct plan *p, const struct confine_spec *s)
 {
 	const char *names[2] = { "TMPDIR", "HOME" };
 	const char *values[2] = { NULL, NULL };
-	size_t i, k, n;
+	size_t i, k, n, envc = spec_count(s->envp);
 
-	if (s->set_tmpdir && p->policy.tmp != NULL && !env_has(s, "TMPDIR"))
+	if ((s->flags & CONFINE_SET_TMPDIR) && p->policy.tmp != NULL &&
+	    !env_has(s, "TMPDIR"))
 		values[0] = p->policy.tmp;
-	if (s->set_home && p->scratch != NULL && !env_has(s, "HOME"))
+	if ((s->flags & CONFINE_SET_HOME) && p->scratch != NULL &&
+	    !env_has(s, "HOME"))
 		values[1] = p->scratch;
 	if (values[0] == NULL && values[1] == NULL)
 		return 0;
-	if ((p->envp = calloc(s->envc + 3, sizeof(*p->envp))) == NULL)
+	if ((p->envp = calloc(envc + 3, sizeof(*p->envp))) == NULL)
 		return -ENOMEM;
-	for (i = 0; i < s->envc; i++)
+	for (i = 0; i < envc; i++)
 		p->envp[i] = (char *)(uintptr_t)s->envp[i];
 	for (k = 0; k < 2; k++) {
 		if (values[k] == NULL)
@@ -570,7 +577,7 @@ plan_keep(struct plan *p, int i, const char *path, bool dir_of)
  * the host's /tmp, outside the root, is seen again there, read-only.
  */
 static int
-plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
+plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env,
     const char **why)
 {
 	bool view = p->child.backend == CONFINE_BACKEND_LANDLOCK;
@@ -578,7 +585,7 @@ plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
 	size_t i;
 	int rc;
 
-	if (s->no_tmp)
+	if (s->flags & CONFINE_NO_TMP)
 		return 0;
 	/* Its /tmp is the private one: the host's trees there are not seen. */
 	for (i = 0; over && i < p->nreadable; i++)
@@ -632,12 +639,12 @@ plan_tmp(struct plan *p, const struct spec *s, const struct job_env *env,
  * every check that could refuse the job: a refused job writes nothing.
  */
 static int
-plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
+plan_root(struct plan *p, const struct confine_spec *s, const struct job_env *env,
     const char **why)
 {
 	int rc;
 
-	if (s->fresh_scratch) {
+	if (s->flags & CONFINE_FRESH_SCRATCH) {
 		/* The job's user makes it, so that it is theirs. */
 		rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
 		if (rc == 0) {
@@ -659,15 +666,18 @@ plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
 	p->child.view.root.ino = p->root_st.st_ino;
 #endif
 	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
-	p->child.remove_root = s->fresh_scratch ? p->scratch : NULL;
+	p->child.remove_root = (s->flags & CONFINE_FRESH_SCRATCH) ?
+	    p->scratch : NULL;
 	if ((rc = plan_tmp(p, s, env, why)) != 0)
 		return rc;
 	if ((rc = plan_env(p, s)) != 0)
 		REFUSE(rc, "no memory for the job's environment");
 	if (p->launcher == NULL)
 		return 0;
-	rc = policy_sbpl_argv(&p->policy, p->launcher, s->exe, s->argv,
-	    s->argc, &p->launcher_argv);
+	rc = policy_sbpl_argv(&p->policy, p->launcher, s->exe,
+	    (const char *const *)(uintptr_t)p->child.argv,
+	    spec_count((const char *const *)(uintptr_t)p->child.argv),
+	    &p->launcher_argv);
 	if (rc != 0)
 		REFUSE(rc, "no memory for the launcher's arguments");
 	p->child.path = p->launcher;
@@ -680,7 +690,7 @@ plan_root(struct plan *p, const struct spec *s, const struct job_env *env,
  * cgroup when there is one, else by RLIMIT_NPROC, which does not bind root.
  */
 static int
-plan_limits(struct plan *p, struct job *j, const struct spec *s,
+plan_limits(struct plan *p, struct job *j, const struct confine_spec *s,
     const struct job_env *env, const char **why)
 {
 #ifdef __linux__
@@ -769,7 +779,7 @@ result_init(struct confine_result *r, enum confine_backend backend)
 }
 
 int
-job_start(struct job *j, const struct spec *s, const struct job_env *env,
+job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
 {
 	struct plan p;
@@ -819,7 +829,7 @@ job_start(struct job *j, const struct spec *s, const struct job_env *env,
 	 * The root and the tmp the job writes into, for the host: the plan's,
 	 * taken (a copy that failed would lose them, and their removal).
 	 */
-	j->fresh = s->fresh_scratch;
+	j->fresh = (s->flags & CONFINE_FRESH_SCRATCH) != 0;
 	j->root = p.scratch;
 	j->tmp = p.tmp;
 	p.scratch = p.tmp = NULL;
@@ -1293,7 +1303,7 @@ poll_timeout(int64_t t, int64_t now)
 }
 
 int
-job_run(const struct spec *s, const struct job_env *env,
+job_run(const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, struct confine_result *r, const char **why)
 {
 	struct pollfd pfd;

@@ -132,7 +132,7 @@ struct job {
  * reach, or a scratch root it cannot write), -EPERM (this helper cannot
  * run peer's jobs), or the fork's errno.
  */
-int job_start(struct job *j, const struct spec *s, const struct job_env *env,
+int job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why);
 
 /* Frees what job_start allocated; after JOB_DONE and the reaping. */
@@ -160,7 +160,7 @@ void job_shepherd_lost(struct job *j, int64_t now);
  * Runs one job to its settlement, blocking. For single-threaded callers
  * only: it forks. Returns 0 with *r filled, or a refusal as job_start.
  */
-int job_run(const struct spec *s, const struct job_env *env,
+int job_run(const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, struct confine_result *r, const char **why);
 
 #endif

@@ -370,19 +370,14 @@ cancel_all(struct srv *s)
 
 /* ---- requests ---- */
 
-static unsigned
-popcount3(unsigned m)
-{
-	return (m & 1) + (m >> 1 & 1) + (m >> 2 & 1);
-}
-
 static void
 on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
     const uint8_t *p, int *fds)
 {
 	struct hjob *h = NULL;
 	const char *why = NULL;
-	struct spec spec;
+	struct confine_spec spec;
+	int *stdio[3] = { &spec.stdin_fd, &spec.stdout_fd, &spec.stderr_fd };
 	unsigned mask, i, k = 0;
 	void *arena = NULL;
 	int rc;
@@ -400,7 +395,7 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 		return;
 	}
 	rc = wire_get_spawn(p, hd->len, &spec, &mask, &arena);
-	if (rc == 0 && popcount3(mask) != hd->nfds) {
+	if (rc == 0 && wire_mask_nfds(mask) != hd->nfds) {
 		rc = -EBADMSG;
 		why = "descriptor count does not match the stdio mask";
 	}
@@ -411,7 +406,7 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	}
 	for (i = 0; i < 3; i++)
 		if (mask & (1u << i))
-			spec.fd[i] = fds[k++];
+			*stdio[i] = fds[k++];
 	h = calloc(1, sizeof(*h));
 	if (h == NULL) {
 		reply_error(c, hd->id, ENOMEM, NULL);

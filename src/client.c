@@ -953,16 +953,6 @@ replace_helper(struct confine *c)
 
 /* ---- jobs ---- */
 
-static size_t
-count(const char *const *v)
-{
-	size_t n = 0;
-
-	while (v != NULL && v[n] != NULL)
-		n++;
-	return n;
-}
-
 /*
  * Puts j in the table, to be sent to the current helper (*gen), started
  * anew if the last one was lost. Under mu.
@@ -993,14 +983,13 @@ int
 confine_spawn_sized(struct confine *c, const struct confine_spec *given,
     size_t size, struct confine_job **out)
 {
-	const char *argv0[2] = { NULL, NULL }, *why;
 	struct confine_spec own, *ps = &own;
 	struct wire_buf b = { 0 };
 	struct confine_job *j;
-	struct spec s;
-	unsigned mask = 0, nfds = 0, i, gen = 0;
+	unsigned nfds = 0, gen = 0;
 	int64_t deadline;
-	int fds[3], rc, tries;
+	const char *why;
+	int fds[3], rc, tries, k;
 
 	*out = NULL;
 	errmsg[0] = '\0';
@@ -1008,62 +997,26 @@ confine_spawn_sized(struct confine *c, const struct confine_spec *given,
 	if ((rc = struct_in(&own, sizeof(own), given, size, SPEC_MIN,
 	    "confine_spec")) != 0)
 		return rc;
-	memset(&s, 0, sizeof(s));
-	s.exe = ps->exe;
-	if (ps->argv != NULL && ps->argv[0] != NULL) {
-		s.argv = ps->argv;
-		s.argc = count(ps->argv);
-	} else {
-		argv0[0] = ps->exe;
-		s.argv = argv0;
-		s.argc = 1;
-	}
-	s.envp = ps->envp;
-	s.envc = count(ps->envp);
-	s.scratch = ps->scratch;
-	s.cwd = ps->cwd;
-	s.devices = ps->devices;
-	s.ndevices = count(ps->devices);
-	s.launcher = ps->launcher;
-	s.deadline_ms = ps->deadline_ms;
-	s.grace_ms = ps->grace_ms;
-	s.backend = ps->backend;
-	s.limits = ps->limits;
-	s.fresh_scratch = (ps->flags & CONFINE_FRESH_SCRATCH) != 0;
-	s.no_tmp = (ps->flags & CONFINE_NO_TMP) != 0;
-	s.set_tmpdir = (ps->flags & CONFINE_SET_TMPDIR) != 0;
-	s.set_home = (ps->flags & CONFINE_SET_HOME) != 0;
-	s.readable = ps->readable;
-	s.nreadable = count(ps->readable);
-	s.read_system = (ps->flags & CONFINE_READ_SYSTEM) != 0;
-	s.read_narrow = ps->readable != NULL || s.read_system;
-	if ((ps->flags & ~(CONFINE_FRESH_SCRATCH | CONFINE_NO_TMP |
-	    CONFINE_SET_TMPDIR | CONFINE_SET_HOME | CONFINE_READ_SYSTEM)) != 0)
-		return fail(EINVAL, "unknown flags");
-	s.fd[0] = ps->stdin_fd;
-	s.fd[1] = ps->stdout_fd;
-	s.fd[2] = ps->stderr_fd;
-	if ((rc = spec_check(&s, &why)) != 0)
+	if ((rc = spec_check(ps, &why)) != 0)
 		return fail(EINVAL, "%s", why);
-	for (i = 0; i < 3; i++)
-		if (s.fd[i] >= 0) {
-			if (fcntl(s.fd[i], F_GETFD) < 0)
+	for (k = 0; k < 3; k++)
+		if (spec_stdio(ps, k) >= 0) {
+			if (fcntl(spec_stdio(ps, k), F_GETFD) < 0)
 				return fail(EBADF, "stdio descriptor %d is not open",
-				    s.fd[i]);
-			mask |= 1u << i;
-			fds[nfds++] = s.fd[i];
+				    spec_stdio(ps, k));
+			fds[nfds++] = spec_stdio(ps, k);
 		}
 	j = calloc(1, sizeof(*j));
 	if (j == NULL)
 		return fail(ENOMEM, "out of memory");
 	j->c = c;
-	j->backend = s.backend;
+	j->backend = ps->backend;
 	pthread_mutex_lock(&c->mu);
 	for (tries = 0; tries < 2; tries++) {
 		if ((rc = enlist(c, j, &gen)) != 0)
 			goto out;
 		pthread_mutex_unlock(&c->mu);
-		rc = wire_put_spawn(&b, j->id, &s, mask, nfds);
+		rc = wire_put_spawn(&b, j->id, ps);
 		if (rc == 0)
 			rc = send_frame(c, gen, &b, fds, nfds);
 		wire_buf_free(&b);

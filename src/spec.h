@@ -1,6 +1,8 @@
 /*
- * The internal description of one job, shared by the client (which encodes
- * it), the wire decoder and the helper (which runs it). Strings are borrowed.
+ * The one description of a job below the API is the API's own: a struct
+ * confine_spec, as the host gives it (the client checks and encodes it),
+ * and as the helper decodes it (strings and arrays borrowed from the
+ * frame). What the API leaves implicit is said here once.
  */
 #ifndef CONFINE_SPEC_H
 #define CONFINE_SPEC_H
@@ -15,38 +17,34 @@
 #define SPEC_MAX_READABLE 64
 #define SPEC_MAX_MS INT64_C(1000000000000) /* ~31 years: no ns overflow */
 #define SPEC_DEFAULT_LAUNCHER "/usr/bin/sandbox-exec"
+#define SPEC_FLAGS (CONFINE_FRESH_SCRATCH | CONFINE_NO_TMP | \
+	CONFINE_SET_TMPDIR | CONFINE_SET_HOME | CONFINE_READ_SYSTEM)
 
-struct spec {
-	const char *exe;            /* absolute */
-	const char *const *argv;    /* argc entries then NULL; argv[0] is the name */
-	size_t argc;                /* >= 1 */
-	const char *const *envp;    /* envc "NAME=VALUE" entries then NULL */
-	size_t envc;
-	const char *scratch;        /* absolute; NULL only with backend none */
-	const char *cwd;            /* absolute, or NULL: the scratch root */
-	const char *const *devices; /* extra writable device nodes, absolute */
-	size_t ndevices;
-	const char *launcher;       /* seatbelt only; NULL: SPEC_DEFAULT_LAUNCHER */
-	int64_t deadline_ms;        /* 0: none */
-	int64_t grace_ms;           /* SIGTERM this long before SIGKILL; 0: none */
-	enum confine_backend backend;
-	struct confine_limits limits;
-	bool fresh_scratch;         /* scratch is a parent: make a fresh root */
-	bool no_tmp;                /* no private temporary directory */
-	bool set_tmpdir;            /* add TMPDIR to the environment */
-	bool set_home;              /* add HOME (the scratch root) to it */
-	const char *const *readable; /* trees it may read, absolute */
-	size_t nreadable;
-	bool read_narrow;           /* reads only where the policy says */
-	bool read_system;           /* and the platform's system trees */
-	int fd[3];                  /* the job's stdio; -1: /dev/null */
-};
+/* Entries of a NULL-terminated list; NULL has none. */
+size_t spec_count(const char *const *v);
+
+/* Whether the spec gives argv: without, the job's argv is { exe }. */
+static inline bool
+spec_argv_given(const struct confine_spec *s)
+{
+	return s->argv != NULL && s->argv[0] != NULL;
+}
+
+/* Reads narrowed: a readable list (even empty) or the system trees. */
+static inline bool
+spec_narrow(const struct confine_spec *s)
+{
+	return s->readable != NULL || (s->flags & CONFINE_READ_SYSTEM) != 0;
+}
+
+/* The job's stdio descriptor k (0-2), or -1. */
+int spec_stdio(const struct confine_spec *s, int k);
 
 /*
  * Checks what can be checked without touching the system. Returns 0, or
  * -EINVAL with *why naming the field at fault.
  */
-int spec_check(const struct spec *s, const char **why);
+int spec_check(const struct confine_spec *s, const char **why);
 
 /* An absolute path of a sane length. */
 int spec_check_path(const char *path);

@@ -174,29 +174,49 @@ wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply)
 }
 
 static void
-put_strv(struct wire_buf *b, const char *const *v, size_t n)
+put_strv(struct wire_buf *b, const char *const *v)
 {
-	size_t i;
+	size_t i, n = spec_count(v);
 
 	wire_put_u32(b, (uint32_t)n);
 	for (i = 0; i < n; i++)
 		wire_put_str(b, v[i]);
 }
 
-int
-wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
-    unsigned fdmask, unsigned nfds)
+/* The API's flags as the wire has them: READ_NARROW says it outright. */
+static uint16_t
+spawn_flags(const struct confine_spec *s)
 {
-	size_t at = frame_begin(b, WIRE_SPAWN, id, nfds);
+	return ((s->flags & CONFINE_FRESH_SCRATCH) ? WIRE_SPAWN_FRESH : 0) |
+	    ((s->flags & CONFINE_NO_TMP) ? WIRE_SPAWN_NO_TMP : 0) |
+	    ((s->flags & CONFINE_SET_TMPDIR) ? WIRE_SPAWN_SET_TMPDIR : 0) |
+	    ((s->flags & CONFINE_SET_HOME) ? WIRE_SPAWN_SET_HOME : 0) |
+	    (spec_narrow(s) ? WIRE_SPAWN_READ_NARROW : 0) |
+	    ((s->flags & CONFINE_READ_SYSTEM) ? WIRE_SPAWN_READ_SYSTEM : 0);
+}
+
+unsigned
+wire_spawn_fdmask(const struct confine_spec *s)
+{
+	unsigned mask = 0;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (spec_stdio(s, k) >= 0)
+			mask |= 1u << k;
+	return mask;
+}
+
+int
+wire_put_spawn(struct wire_buf *b, uint32_t id, const struct confine_spec *s)
+{
+	unsigned mask = wire_spawn_fdmask(s);
+	const char *argv0[2] = { s->exe, NULL };
+	size_t at = frame_begin(b, WIRE_SPAWN, id, wire_mask_nfds(mask));
 
 	wire_put_u8(b, (uint8_t)s->backend);
-	wire_put_u8(b, (uint8_t)fdmask);
-	wire_put_u16(b, (s->fresh_scratch ? WIRE_SPAWN_FRESH : 0) |
-	    (s->no_tmp ? WIRE_SPAWN_NO_TMP : 0) |
-	    (s->set_tmpdir ? WIRE_SPAWN_SET_TMPDIR : 0) |
-	    (s->set_home ? WIRE_SPAWN_SET_HOME : 0) |
-	    (s->read_narrow ? WIRE_SPAWN_READ_NARROW : 0) |
-	    (s->read_system ? WIRE_SPAWN_READ_SYSTEM : 0));
+	wire_put_u8(b, (uint8_t)mask);
+	wire_put_u16(b, spawn_flags(s));
 	wire_put_u32(b, 0);
 	wire_put_u64(b, (uint64_t)s->deadline_ms);
 	wire_put_u64(b, (uint64_t)s->grace_ms);
@@ -210,10 +230,10 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
 	wire_put_str(b, s->scratch);
 	wire_put_str(b, s->cwd);
 	wire_put_str(b, s->launcher);
-	put_strv(b, s->argv, s->argc);
-	put_strv(b, s->envp, s->envc);
-	put_strv(b, s->devices, s->ndevices);
-	put_strv(b, s->readable, s->nreadable);
+	put_strv(b, spec_argv_given(s) ? s->argv : argv0);
+	put_strv(b, s->envp);
+	put_strv(b, s->devices);
+	put_strv(b, s->readable);
 	return frame_end(b, at);
 }
 
@@ -523,8 +543,8 @@ get_strv(struct wire_rd *r, const char **v, size_t n)
 }
 
 int
-wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
-    void **arena)
+wire_get_spawn(const uint8_t *p, size_t len, struct confine_spec *s,
+    unsigned *fdmask, void **arena)
 {
 	struct wire_rd r = WIRE_RD(p, len);
 	size_t cap = len / 5 + 4, n[4], at = 0, k;
@@ -539,15 +559,16 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
 	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME |
 	    WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM)) != 0 ||
+	    ((flags & WIRE_SPAWN_READ_SYSTEM) &&
+	    !(flags & WIRE_SPAWN_READ_NARROW)) ||
 	    wire_get_u32(&r) != 0 ||
 	    (*fdmask & ~7u) != 0)
 		r.err = -EBADMSG;
-	s->fresh_scratch = (flags & WIRE_SPAWN_FRESH) != 0;
-	s->no_tmp = (flags & WIRE_SPAWN_NO_TMP) != 0;
-	s->set_tmpdir = (flags & WIRE_SPAWN_SET_TMPDIR) != 0;
-	s->set_home = (flags & WIRE_SPAWN_SET_HOME) != 0;
-	s->read_narrow = (flags & WIRE_SPAWN_READ_NARROW) != 0;
-	s->read_system = (flags & WIRE_SPAWN_READ_SYSTEM) != 0;
+	s->flags = ((flags & WIRE_SPAWN_FRESH) ? CONFINE_FRESH_SCRATCH : 0) |
+	    ((flags & WIRE_SPAWN_NO_TMP) ? CONFINE_NO_TMP : 0) |
+	    ((flags & WIRE_SPAWN_SET_TMPDIR) ? CONFINE_SET_TMPDIR : 0) |
+	    ((flags & WIRE_SPAWN_SET_HOME) ? CONFINE_SET_HOME : 0) |
+	    ((flags & WIRE_SPAWN_READ_SYSTEM) ? CONFINE_READ_SYSTEM : 0);
 	s->deadline_ms = get_i64(&r);
 	s->grace_ms = get_i64(&r);
 	s->limits.cpu_seconds = get_i64(&r);
@@ -580,19 +601,18 @@ wire_get_spawn(const uint8_t *p, size_t len, struct spec *s, unsigned *fdmask,
 			at += n[k] + 1;
 		}
 	}
+	/* Trees to read without narrowed reads: no encoder says that. */
+	if (r.err == 0 && n[3] > 0 && !(flags & WIRE_SPAWN_READ_NARROW))
+		r.err = -EBADMSG;
 	if (wire_get_end(&r) != 0) {
 		free(v);
 		return r.err;
 	}
 	s->argv = lists[0];
-	s->argc = n[0];
 	s->envp = lists[1];
-	s->envc = n[1];
 	s->devices = lists[2];
-	s->ndevices = n[2];
-	s->readable = lists[3];
-	s->nreadable = n[3];
-	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+	s->readable = (flags & WIRE_SPAWN_READ_NARROW) ? lists[3] : NULL;
+	s->stdin_fd = s->stdout_fd = s->stderr_fd = -1;
 	*arena = v;
 	return 0;
 }

@@ -128,8 +128,17 @@ long wire_fixed_len(uint16_t type, int from_helper);
 
 /* Whole frames appended to b. Return 0 or -errno (b->err). */
 int wire_put_hello(struct wire_buf *b, const struct wire_hello *h, int reply);
-int wire_put_spawn(struct wire_buf *b, uint32_t id, const struct spec *s,
-    unsigned fdmask, unsigned nfds);
+/* The stdio descriptors >= 0 travel with the frame, in order (mask bits 0-2). */
+int wire_put_spawn(struct wire_buf *b, uint32_t id,
+    const struct confine_spec *s);
+unsigned wire_spawn_fdmask(const struct confine_spec *s);
+
+/* How many descriptors a stdio mask says travel. */
+static inline unsigned
+wire_mask_nfds(unsigned mask)
+{
+	return (mask & 1) + (mask >> 1 & 1) + (mask >> 2 & 1);
+}
 int wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
     const char *scratch, const char *tmp);
 int wire_put_settled(struct wire_buf *b, uint32_t id,
@@ -149,12 +158,13 @@ int wire_get_error(const uint8_t *p, size_t len, struct wire_error *e);
 
 /*
  * A spawn payload into s. Strings point into p, which must outlive s;
- * the pointer arrays are allocated in *arena, freed with free(). fdmask
- * says which of stdin, stdout, stderr arrive as descriptors (bits 0-2);
- * their fd fields are left -1 for the caller to fill. Returns 0 or
- * -EBADMSG; semantic checks are spec_check's.
+ * the lists are allocated in *arena, freed with free(), each one given
+ * (argv, envp, devices) even when empty; readable only when the reads are
+ * narrowed. fdmask says which of stdin, stdout, stderr arrive as
+ * descriptors (bits 0-2); the fd fields are left -1 for the caller to
+ * fill. Returns 0 or -EBADMSG; semantic checks are spec_check's.
  */
-int wire_get_spawn(const uint8_t *p, size_t len, struct spec *s,
+int wire_get_spawn(const uint8_t *p, size_t len, struct confine_spec *s,
     unsigned *fdmask, void **arena);
 
 #endif

@@ -74,7 +74,6 @@ job_runs_in_its_own_cgroup(void **state)
 	j.argv[0] = "cat";
 	j.argv[1] = "/proc/self/cgroup";
 	j.argv[2] = NULL;
-	j.spec.argc = 2;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	snprintf(want, sizeof(want), "/%s/job.", jr_env.cg.name);
@@ -214,7 +213,7 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 	struct confine_result r;
 	const char *why, *argv[] = { "fixture", "fork-many", "30", NULL };
 	struct job_env env;
-	struct spec s;
+	struct confine_spec s;
 	int status, rc;
 	uid_t user = tu_unused_uid();
 	pid_t pid;
@@ -237,10 +236,9 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 		memset(&s, 0, sizeof(s));
 		s.exe = fixture;
 		s.argv = argv;
-		s.argc = 3;
 		s.scratch = scratch;
 		s.backend = LL;
-		s.fd[0] = s.fd[1] = s.fd[2] = -1;
+		s.stdin_fd = s.stdout_fd = s.stderr_fd = -1;
 		s.limits.processes = 5;
 		rc = job_run(&s, &env, NULL, &r, &why);
 		if (rc != 0)

@@ -106,7 +106,6 @@ failed_job_with_a_leftover_stays_failed(void **state)
 	j.argv[2] = "\"$0\" setsid 30000; exit 7";
 	j.argv[3] = jr_fixture;
 	j.argv[4] = NULL;
-	j.spec.argc = 4;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
 	assert_int_equal(j.r.exit_code, 7);

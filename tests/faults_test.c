@@ -194,7 +194,7 @@ client_that_never_reads_does_not_block_others(void **state)
 	char *dir = tu_sockdir(), *sock = tu_join(dir, "h.sock");
 	struct wire_buf b = { 0 };
 	struct confine *good;
-	struct spec s;
+	struct confine_spec s;
 	pid_t listener;
 	uint32_t id;
 	size_t off;
@@ -206,7 +206,7 @@ client_that_never_reads_does_not_block_others(void **state)
 	assert_int_equal(wire_put_hello(&b, &hi, 0), 0);
 	hu_spec(&s, argv, scratch);
 	for (id = 1; id <= 4000; id++)
-		assert_int_equal(wire_put_spawn(&b, id, &s, 0, 0), 0);
+		assert_int_equal(wire_put_spawn(&b, id, &s), 0);
 	assert_int_equal(fd_nonblock(fd), 0);
 	/* As much as the helper takes before it stops reading us. */
 	for (off = 0; off < b.len; off += (size_t)n) {

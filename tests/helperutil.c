@@ -205,15 +205,13 @@ hu_host(const char *mode, const char *scratch, int n, pid_t *pids)
 }
 
 void
-hu_spec(struct spec *s, const char *const *argv, const char *scratch)
+hu_spec(struct confine_spec *s, const char *const *argv, const char *scratch)
 {
 	memset(s, 0, sizeof(*s));
 	s->exe = hu_fixture;
 	s->argv = argv;
-	while (argv[s->argc] != NULL)
-		s->argc++;
 	s->scratch = scratch;
-	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+	s->stdin_fd = s->stdout_fd = s->stderr_fd = -1;
 }
 
 int

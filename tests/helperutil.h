@@ -59,7 +59,7 @@ pid_t hu_host(const char *mode, const char *scratch, int n, pid_t *pids);
 void hu_kill_host(const char *mode, const char *scratch, int n);
 
 /* A request for the fixture with argv, as it goes on the wire: no fds. */
-void hu_spec(struct spec *s, const char *const *argv, const char *scratch);
+void hu_spec(struct confine_spec *s, const char *const *argv, const char *scratch);
 
 /* A raw connection to a listening helper. */
 int hu_raw_connect(const char *path);

@@ -307,12 +307,12 @@ string_without_terminator_is_refused(void **state)
 	size_t at = WIRE_HDR_LEN + WIRE_SPAWN_FIXED, n = strlen(hu_fixture) + 1;
 	uint8_t p[4096];
 	struct wire_hdr h;
-	struct spec s;
+	struct confine_spec s;
 	int fd = raw();
 
 	hu_spec(&s, argv, scratch);
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
-	assert_int_equal(wire_put_spawn(&b, 8, &s, 0, 0), 0);
+	assert_int_equal(wire_put_spawn(&b, 8, &s), 0);
 	send_bytes(fd, b.p, b.len);
 	assert_int_equal(read_frame(fd, &h, p, sizeof(p)), 0);
 	assert_int_equal(h.type, WIRE_HELLO);
@@ -324,7 +324,7 @@ string_without_terminator_is_refused(void **state)
 
 	/* Now the same request, id 9, with exe's NUL taken out. */
 	wire_buf_free(&b);
-	assert_int_equal(wire_put_spawn(&b, 9, &s, 0, 0), 0);
+	assert_int_equal(wire_put_spawn(&b, 9, &s), 0);
 	/* exe's length (NUL counted), its NUL, then scratch's length. */
 	assert_true(n < 256);
 	assert_int_equal(b.p[at] | b.p[at + 1] | b.p[at + 2], 0);

@@ -54,7 +54,6 @@ named_device_is_writable_and_others_are_not(void **state)
 	jr_free(&j);
 	jr_init(&j, LL, d->scratch, "write", "/dev/zero", NULL);
 	j.spec.devices = devs;
-	j.spec.ndevices = 1;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	jr_free(&j);
@@ -62,7 +61,6 @@ named_device_is_writable_and_others_are_not(void **state)
 	devs[0] = d->scratch;
 	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
 	j.spec.devices = devs;
-	j.spec.ndevices = 1;
 	jr_run(&j);
 	assert_int_equal(j.rc, -EINVAL);
 	jr_free(&j);
@@ -192,7 +190,7 @@ closed_stdio_descriptor_is_failed_exec_at_the_stdio_step(void **state)
 	assert_int_equal(fcntl(closed, F_GETFD), -1);
 	assert_int_equal(errno, EBADF);
 	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
-	j.spec.fd[0] = closed;
+	j.spec.stdin_fd = closed;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXEC);
 	assert_int_equal(j.r.error, EBADF);
@@ -259,7 +257,6 @@ environment_is_empty_unless_given(void **state)
 	j.envp[0] = "A=1";
 	j.envp[1] = "B=two words";
 	j.spec.envp = j.envp;
-	j.spec.envc = 2;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
 	assert_int_equal(j.r.exit_code, 2);
@@ -298,8 +295,8 @@ stdio_goes_where_it_is_told(void **state)
 	assert_int_equal(write(in[1], "hello\n", 6), 6);
 	close(in[1]);
 	jr_init(&j, LL, d->scratch, "cat", NULL);
-	j.spec.fd[0] = in[0];
-	j.spec.fd[2] = err[1];
+	j.spec.stdin_fd = in[0];
+	j.spec.stderr_fd = err[1];
 	jr_run(&j);
 	close(in[0]);
 	close(err[1]);
@@ -312,7 +309,7 @@ stdio_goes_where_it_is_told(void **state)
 
 	/* -1 everywhere: /dev/null, so stdin is empty at once. */
 	jr_init(&j, LL, d->scratch, "cat", NULL);
-	j.spec.fd[1] = -1;
+	j.spec.stdout_fd = -1;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	assert_string_equal(j.out, "");

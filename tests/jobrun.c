@@ -32,18 +32,16 @@ void
 jr_init(struct jr *j, enum confine_backend backend, const char *scratch, ...)
 {
 	va_list ap;
-	size_t n;
 
 	memset(j, 0, sizeof(*j));
 	va_start(ap, scratch);
-	n = tu_fixture_argv(j->argv, sizeof(j->argv) / sizeof(j->argv[0]), ap);
+	(void)tu_fixture_argv(j->argv, sizeof(j->argv) / sizeof(j->argv[0]), ap);
 	va_end(ap);
 	j->spec.exe = jr_fixture;
 	j->spec.argv = j->argv;
-	j->spec.argc = n;
 	j->spec.scratch = scratch;
 	j->spec.backend = backend;
-	j->spec.fd[0] = j->spec.fd[1] = j->spec.fd[2] = -1;
+	j->spec.stdin_fd = j->spec.stdout_fd = j->spec.stderr_fd = -1;
 }
 
 void
@@ -52,16 +50,16 @@ jr_run_env(struct jr *j, const struct job_env *env)
 	int p[2] = { -1, -1 };
 	int64_t t0;
 
-	if (j->spec.fd[1] == -1) {
+	if (j->spec.stdout_fd == -1) {
 		assert_int_equal(fd_pipe(p), 0);
-		j->spec.fd[1] = p[1];
+		j->spec.stdout_fd = p[1];
 	}
 	t0 = clock_ns();
 	j->rc = job_run(&j->spec, env, j->peer, &j->r, &j->why);
 	j->elapsed_ms = (clock_ns() - t0) / 1000000;
 	if (p[1] >= 0) {
 		close(p[1]);
-		j->spec.fd[1] = -1;
+		j->spec.stdout_fd = -1;
 		j->out = tu_drain(p[0]);
 	}
 }
@@ -113,12 +111,12 @@ jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 	/* Only the intruder may end the job's stdin. */
 	close(in[1]);
 	close(out[0]);
-	j->spec.fd[0] = in[0];
-	j->spec.fd[1] = out[1];
+	j->spec.stdin_fd = in[0];
+	j->spec.stdout_fd = out[1];
 	jr_run(j);
 	close(in[0]);
 	close(out[1]);
-	j->spec.fd[0] = j->spec.fd[1] = -1;
+	j->spec.stdin_fd = j->spec.stdout_fd = -1;
 	assert_int_equal(waitpid(keeper, &status, 0), keeper);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
@@ -137,8 +135,7 @@ jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
 		n++;
 	}
 	j.argv[n] = NULL;
-	j.spec.argc = n;
-	j.spec.fd[0] = stdin_fd;
+	j.spec.stdin_fd = stdin_fd;
 	j.peer = peer;
 	jr_run(&j);
 	assert_int_equal(j.rc, 0);

@@ -7,7 +7,7 @@
 #include "helper/job.h"
 
 struct jr {
-	struct spec spec;
+	struct confine_spec spec;
 	const char *argv[16];
 	const char *envp[8];
 	const struct ident *peer;  /* whose job: NULL for the helper's own */

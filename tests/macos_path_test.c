@@ -42,7 +42,6 @@ a_failed_job_that_leaves_one_stays_failed(void **state)
 	j.argv[1] = "-c";
 	j.argv[2] = "sleep 30 & echo $!; exit 3";
 	j.argv[3] = NULL;
-	j.spec.argc = 3;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
 	assert_int_equal(j.r.exit_code, 3);
@@ -87,7 +86,7 @@ a_descendant_that_left_the_group_is_not_seen(void **state)
 	/* Its stdout ours: the escaped one holds it, so no read to EOF. */
 	assert_int_equal(pipe(out), 0);
 	jr_init(&j, LL, d->scratch, "setsid", "30000", NULL);
-	j.spec.fd[1] = out[1];
+	j.spec.stdout_fd = out[1];
 	jr_run(&j);
 	close(out[1]);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);

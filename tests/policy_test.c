@@ -155,28 +155,31 @@ argv_carries_paths_as_parameters_only(void **state)
 }
 
 static void
-spec_base(struct spec *s)
+spec_base(struct confine_spec *s)
 {
 	static const char *const argv[] = { "job", NULL };
 
 	memset(s, 0, sizeof(*s));
 	s->exe = "/bin/true";
 	s->argv = argv;
-	s->argc = 1;
 	s->scratch = "/tmp";
 	s->backend = CONFINE_BACKEND_LANDLOCK;
-	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+	s->stdin_fd = s->stdout_fd = s->stderr_fd = -1;
 }
 
 static void
 spec_accepts_a_plain_job(void **state)
 {
 	const char *why;
-	struct spec s;
+	struct confine_spec s;
 
 	spec_base(&s);
 	assert_int_equal(spec_check(&s, &why), 0);
 	assert_null(why);
+	assert_false(spec_narrow(&s));
+	/* No argv is { exe }; an empty one is the same. */
+	s.argv = NULL;
+	assert_int_equal(spec_check(&s, &why), 0);
 	/* Without a scratch root only the none backend runs. */
 	s.scratch = NULL;
 	s.backend = CONFINE_BACKEND_NONE;
@@ -184,7 +187,7 @@ spec_accepts_a_plain_job(void **state)
 }
 
 #define REFUSED(field_change) do {                         \
-		struct spec s;                             \
+		struct confine_spec s;                             \
 		const char *why;                           \
 		spec_base(&s);                             \
 		field_change;                              \
@@ -197,12 +200,16 @@ spec_refuses_bad_fields(void **state)
 {
 	static const char *const env_bad[] = { "NOEQUALS", NULL };
 	static const char *const env_noname[] = { "=x", NULL };
-	static const char *const argv_open[] = { "a", "b" };
-	static const char *const devs[] = { "dev/null" };
+	static const char *const devs[] = { "dev/null", NULL };
 	static const char *const rel[] = { "usr", NULL };
 	static const char *const abs[] = { "/usr", NULL };
+	const char *many[SPEC_MAX_READABLE + 2];
 	char longpath[PATH_MAX + 8];
+	size_t i;
 
+	for (i = 0; i < SPEC_MAX_READABLE + 1; i++)
+		many[i] = "/dev/null";
+	many[i] = NULL;
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[0] = '/';
 	longpath[sizeof(longpath) - 1] = '\0';
@@ -213,26 +220,23 @@ spec_refuses_bad_fields(void **state)
 	REFUSED(s.scratch = "");
 	REFUSED(s.scratch = NULL);
 	REFUSED(s.cwd = "relative");
-	REFUSED((s.envp = env_bad, s.envc = 1));
-	REFUSED((s.envp = env_noname, s.envc = 1));
-	REFUSED((s.argv = argv_open, s.argc = 1));
-	REFUSED(s.argc = 0);
-	REFUSED((s.devices = devs, s.ndevices = 1));
-	REFUSED(s.ndevices = SPEC_MAX_DEVICES + 1);
+	REFUSED(s.envp = env_bad);
+	REFUSED(s.envp = env_noname);
+	REFUSED(s.devices = devs);
+	REFUSED(s.devices = many + SPEC_MAX_READABLE - SPEC_MAX_DEVICES);
 	REFUSED(s.launcher = "sandbox-exec");
 	REFUSED(s.deadline_ms = -1);
 	REFUSED(s.deadline_ms = SPEC_MAX_MS + 1);
 	REFUSED(s.grace_ms = -5);
 	REFUSED(s.backend = (enum confine_backend)7);
-	REFUSED(s.fd[1] = -2);
-	REFUSED((s.readable = rel, s.nreadable = 1, s.read_narrow = true));
-	REFUSED((s.readable = NULL, s.nreadable = 1, s.read_narrow = true));
-	REFUSED((s.nreadable = SPEC_MAX_READABLE + 1, s.read_narrow = true));
-	/* A list, or the system trees, only with reads narrowed. */
-	REFUSED((s.readable = abs, s.nreadable = 1));
-	REFUSED(s.read_system = true);
-	/* Backend none narrows nothing. */
-	REFUSED((s.backend = CONFINE_BACKEND_NONE, s.read_narrow = true));
+	REFUSED(s.stdout_fd = -2);
+	REFUSED(s.readable = rel);
+	REFUSED(s.readable = many);
+	REFUSED(s.flags = 0x80);
+	/* Backend none narrows nothing, by a list or the system trees. */
+	REFUSED((s.backend = CONFINE_BACKEND_NONE, s.readable = abs));
+	REFUSED((s.backend = CONFINE_BACKEND_NONE,
+	    s.flags = CONFINE_READ_SYSTEM));
 }
 
 static void
@@ -240,14 +244,19 @@ spec_accepts_narrowed_reads(void **state)
 {
 	static const char *const abs[] = { "/usr", "/etc/passwd", NULL };
 	const char *why;
-	struct spec s;
+	struct confine_spec s;
+
+	static const char *const none[] = { NULL };
 
 	spec_base(&s);
-	s.read_narrow = true;
+	s.readable = none;
+	assert_true(spec_narrow(&s));
 	assert_int_equal(spec_check(&s, &why), 0);
 	s.readable = abs;
-	s.nreadable = 2;
-	s.read_system = true;
+	s.flags = CONFINE_READ_SYSTEM;
+	assert_int_equal(spec_check(&s, &why), 0);
+	s.readable = NULL;
+	assert_true(spec_narrow(&s));
 	assert_int_equal(spec_check(&s, &why), 0);
 }
 

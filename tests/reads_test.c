@@ -101,16 +101,13 @@ probe(const struct dirs *d, enum confine_backend b, bool narrow, bool system,
 		n++;
 	}
 	j.argv[n] = NULL;
-	j.spec.argc = n;
 	all[k++] = d->reads[0];
 	while (reads != NULL && *reads != NULL && k < 7)
 		all[k++] = *reads++;
 	all[k] = NULL;
 	if (narrow) {
-		j.spec.read_narrow = true;
-		j.spec.read_system = system;
+		j.spec.flags |= system ? CONFINE_READ_SYSTEM : 0;
 		j.spec.readable = all;
-		j.spec.nreadable = k;
 	}
 	jr_run(&j);
 	assert_int_equal(j.rc, 0);
@@ -248,15 +245,12 @@ the_system_trees_hold_no_secret_of_etc(void **state)
 }
 
 static struct jr
-refusal(const struct dirs *d, enum confine_backend b, const char *const *reads,
-    size_t n)
+refusal(const struct dirs *d, enum confine_backend b, const char *const *reads)
 {
 	struct jr j;
 
 	jr_init(&j, b, d->scratch, "exit", "0", NULL);
-	j.spec.read_narrow = true;
 	j.spec.readable = reads;
-	j.spec.nreadable = n;
 	jr_run(&j);
 	return j;
 }
@@ -269,17 +263,18 @@ a_bad_tree_refuses_the_job(void **state)
 	char *gone = tu_join(d->secret, "gone");
 	const char *const missing[] = { gone, NULL };
 	const char *const relative[] = { "usr", NULL };
+	const char *const none[] = { NULL };
 	struct jr j;
 
-	j = refusal(d, LL, missing, 1);
+	j = refusal(d, LL, missing);
 	assert_int_equal(j.rc, -ENOENT);
 	assert_non_null(strstr(j.why, "readable tree must exist"));
 	jr_free(&j);
-	j = refusal(d, LL, relative, 1);
+	j = refusal(d, LL, relative);
 	assert_int_equal(j.rc, -EINVAL);
 	jr_free(&j);
 	/* Backend none would read everything: refused, not ignored. */
-	j = refusal(d, NONE, NULL, 0);
+	j = refusal(d, NONE, none);
 	assert_int_equal(j.rc, -EINVAL);
 	assert_non_null(strstr(j.why, "backend none"));
 	jr_free(&j);

@@ -109,7 +109,7 @@ job_runs_through_the_launcher_with_the_constant_profile(void **state)
 	struct jr j;
 
 	jr_init(&j, SB, c->scratch, "write", in, NULL);
-	j.spec.no_tmp = true;
+	j.spec.flags |= CONFINE_NO_TMP;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	assert_int_equal(j.r.backend, SB);
@@ -146,7 +146,7 @@ metacharacters_travel_as_a_parameter_and_the_profile_is_unchanged(void **state)
 
 	assert_int_equal(mkdir(weird, 0755), 0);
 	jr_init(&j, SB, weird, "write", in, NULL);
-	j.spec.no_tmp = true;
+	j.spec.flags |= CONFINE_NO_TMP;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	assert_true(tu_exists(in));
@@ -177,7 +177,7 @@ scratch_through_a_symlink_is_passed_canonical(void **state)
 
 	assert_int_equal(symlink(c->scratch, link), 0);
 	jr_init(&j, SB, link, "exit", "0", NULL);
-	j.spec.no_tmp = true;
+	j.spec.flags |= CONFINE_NO_TMP;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	params = logged(c, "params", &len);
@@ -200,8 +200,7 @@ device_nodes_are_parameters_too(void **state)
 
 	jr_init(&j, SB, c->scratch, "exit", "0", NULL);
 	j.spec.devices = devs;
-	j.spec.ndevices = 2;
-	j.spec.no_tmp = true;
+	j.spec.flags |= CONFINE_NO_TMP;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	profile = logged(c, "profile", NULL);
@@ -237,12 +236,8 @@ readable_trees_are_parameters_too(void **state)
 	assert_int_equal(symlink(c->outside, link), 0);
 	jr_init(&j, SB, c->scratch, "exit", "0", NULL);
 	j.spec.devices = devs;
-	j.spec.ndevices = 1;
 	j.spec.readable = reads;
-	j.spec.nreadable = 2;
-	j.spec.read_narrow = true;
-	j.spec.read_system = true;
-	j.spec.no_tmp = true;
+	j.spec.flags |= CONFINE_READ_SYSTEM | CONFINE_NO_TMP;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	profile = logged(c, "profile", NULL);

@@ -15,18 +15,15 @@ static const char *const env2[] = { "A=1", "PATH=/bin", NULL };
 static const char *const dev1[] = { "/dev/zero", NULL };
 
 static void
-sample_spec(struct spec *s)
+sample_spec(struct confine_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->exe = "/usr/bin/cc";
 	s->argv = argv3;
-	s->argc = 3;
 	s->envp = env2;
-	s->envc = 2;
 	s->scratch = "/tmp/j";
 	s->cwd = "/tmp/j/src";
 	s->devices = dev1;
-	s->ndevices = 1;
 	s->launcher = NULL;
 	s->deadline_ms = 1500;
 	s->grace_ms = 250;
@@ -37,8 +34,8 @@ sample_spec(struct spec *s)
 	s->limits.file_size = 4;
 	s->limits.processes = 5;
 	s->limits.memory = INT64_C(1) << 40;
-	s->fresh_scratch = true;
-	s->fd[0] = s->fd[1] = s->fd[2] = -1;
+	s->flags |= CONFINE_FRESH_SCRATCH;
+	s->stdin_fd = s->stdout_fd = s->stderr_fd = -1;
 }
 
 /* The payload of the first frame in b, checking its header. */
@@ -60,26 +57,27 @@ static void
 spawn_round_trips(void **state)
 {
 	struct wire_buf b = { 0 };
-	struct spec s, d;
+	struct confine_spec s, d;
 	unsigned mask;
 	uint32_t len;
 	void *arena;
 	const uint8_t *p;
 
 	sample_spec(&s);
-	assert_int_equal(wire_put_spawn(&b, 42, &s, 5, 2), 0);
+	s.stdin_fd = 0;            /* stdin and stderr ride with the frame */
+	s.stderr_fd = 2;
+	assert_int_equal(wire_put_spawn(&b, 42, &s), 0);
 	p = payload(&b, WIRE_SPAWN, 42, &len);
 	assert_int_equal(wire_get_spawn(p, len, &d, &mask, &arena), 0);
 	assert_int_equal(mask, 5);
 	assert_string_equal(d.exe, s.exe);
-	assert_int_equal(d.argc, 3);
+	assert_int_equal(spec_count(d.argv), 3);
 	assert_string_equal(d.argv[2], "x.c");
-	assert_null(d.argv[3]);
-	assert_int_equal(d.envc, 2);
+	assert_int_equal(spec_count(d.envp), 2);
 	assert_string_equal(d.envp[1], "PATH=/bin");
-	assert_null(d.envp[2]);
-	assert_int_equal(d.ndevices, 1);
+	assert_int_equal(spec_count(d.devices), 1);
 	assert_string_equal(d.devices[0], "/dev/zero");
+	assert_null(d.readable);   /* reads not narrowed */
 	assert_string_equal(d.scratch, "/tmp/j");
 	assert_string_equal(d.cwd, "/tmp/j/src");
 	assert_null(d.launcher);
@@ -87,8 +85,10 @@ spawn_round_trips(void **state)
 	assert_int_equal(d.grace_ms, 250);
 	assert_int_equal(d.backend, CONFINE_BACKEND_LANDLOCK);
 	assert_memory_equal(&d.limits, &s.limits, sizeof(s.limits));
-	assert_true(d.fresh_scratch);
-	assert_int_equal(d.fd[0], -1);
+	assert_int_equal(d.flags, CONFINE_FRESH_SCRATCH);
+	assert_int_equal(d.stdin_fd, -1);
+	assert_int_equal(d.stdout_fd, -1);
+	assert_int_equal(d.stderr_fd, -1);
 	free(arena);
 	wire_buf_free(&b);
 }
@@ -255,7 +255,7 @@ spawn_bytes(void **state)
 	static const char *const devs[] = { "/d", NULL };
 	struct wire_buf b = { 0 };
 	const uint8_t *p;
-	struct spec s, d;
+	struct confine_spec s, d;
 	unsigned mask;
 	uint32_t len;
 	void *arena;
@@ -265,11 +265,8 @@ spawn_bytes(void **state)
 	s.scratch = "/s";
 	s.cwd = "/c";
 	s.argv = argv;
-	s.argc = 2;
 	s.envp = envp;
-	s.envc = 1;
 	s.devices = devs;
-	s.ndevices = 1;
 	s.deadline_ms = 1500;
 	s.grace_ms = 250;
 	s.backend = CONFINE_BACKEND_LANDLOCK;
@@ -279,17 +276,18 @@ spawn_bytes(void **state)
 	s.limits.file_size = 4;
 	s.limits.processes = 5;
 	s.limits.memory = 6;
-	s.fresh_scratch = true;
+	s.flags |= CONFINE_FRESH_SCRATCH;
 	s.readable = readable;
-	s.nreadable = 1;
-	s.read_narrow = true;
-	s.read_system = true;
-	p = golden(&b, wire_put_spawn(&b, 42, &s, 5, 2), want, sizeof(want),
+	s.flags |= CONFINE_READ_SYSTEM;
+	s.stdin_fd = 0;
+	s.stdout_fd = -1;
+	s.stderr_fd = 2;
+	p = golden(&b, wire_put_spawn(&b, 42, &s), want, sizeof(want),
 	    &len);
 	assert_int_equal(wire_get_spawn(p, len, &d, &mask, &arena), 0);
 	assert_int_equal(mask, 5);
 	assert_int_equal(d.backend, CONFINE_BACKEND_LANDLOCK);
-	assert_true(d.fresh_scratch);
+	assert_int_equal(d.flags, CONFINE_FRESH_SCRATCH | CONFINE_READ_SYSTEM);
 	assert_int_equal(d.deadline_ms, 1500);
 	assert_int_equal(d.grace_ms, 250);
 	assert_int_equal(d.limits.cpu_seconds, 1);
@@ -302,16 +300,15 @@ spawn_bytes(void **state)
 	assert_string_equal(d.scratch, "/s");
 	assert_string_equal(d.cwd, "/c");
 	assert_null(d.launcher);
-	assert_int_equal(d.argc, 2);
+	assert_int_equal(spec_count(d.argv), 2);
 	assert_string_equal(d.argv[0], "a");
 	assert_string_equal(d.argv[1], "bc");
-	assert_int_equal(d.envc, 1);
+	assert_int_equal(spec_count(d.envp), 1);
 	assert_string_equal(d.envp[0], "E=1");
-	assert_int_equal(d.ndevices, 1);
+	assert_int_equal(spec_count(d.devices), 1);
 	assert_string_equal(d.devices[0], "/d");
-	assert_true(d.read_narrow);
-	assert_true(d.read_system);
-	assert_int_equal(d.nreadable, 1);
+	assert_true(spec_narrow(&d));
+	assert_int_equal(spec_count(d.readable), 1);
 	assert_string_equal(d.readable[0], "/r");
 	assert_null(d.readable[1]);
 	free(arena);
@@ -431,14 +428,14 @@ static void
 truncated_spawn_is_refused_at_every_length(void **state)
 {
 	struct wire_buf b = { 0 };
-	struct spec s, d;
+	struct confine_spec s, d;
 	unsigned mask;
 	uint32_t len, n;
 	void *arena;
 	const uint8_t *p;
 
 	sample_spec(&s);
-	assert_int_equal(wire_put_spawn(&b, 1, &s, 0, 0), 0);
+	assert_int_equal(wire_put_spawn(&b, 1, &s), 0);
 	p = payload(&b, WIRE_SPAWN, 1, &len);
 	for (n = 0; n < len; n++) {
 		assert_int_equal(wire_get_spawn(p, n, &d, &mask, &arena), -EBADMSG);
@@ -452,7 +449,7 @@ trailing_bytes_are_refused(void **state)
 {
 	struct wire_buf b = { 0 };
 	struct confine_result r;
-	struct spec s, d;
+	struct confine_spec s, d;
 	uint8_t big[WIRE_SETTLED_LEN + 1] = { 0 };
 	unsigned mask;
 	uint32_t len;
@@ -461,7 +458,7 @@ trailing_bytes_are_refused(void **state)
 	const uint8_t *p;
 
 	sample_spec(&s);
-	assert_int_equal(wire_put_spawn(&b, 1, &s, 0, 0), 0);
+	assert_int_equal(wire_put_spawn(&b, 1, &s), 0);
 	p = payload(&b, WIRE_SPAWN, 1, &len);
 	copy = calloc(1, len + 1);
 	memcpy(copy, p, len);
@@ -479,7 +476,7 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 	struct confine_result r;
 	struct wire_hello h;
 	struct wire_error e;
-	struct spec s;
+	struct confine_spec s;
 	unsigned mask;
 	void *arena;
 	const char *root, *tmp;
@@ -525,7 +522,7 @@ strings_must_end_in_their_only_nul(void **state)
 		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0),
 		STR(0) };
 	uint8_t p[256];
-	struct spec s;
+	struct confine_spec s;
 	unsigned mask;
 	void *arena;
 
@@ -551,7 +548,7 @@ huge_counts_are_refused(void **state)
 	static const uint8_t just_over[] = { STR(3), '/', 'x', 0, STR(1), 0,
 		STR(1), 0, STR(1), 0, STR(2), STR(2), 'x', 0 };
 	uint8_t p[256];
-	struct spec s;
+	struct confine_spec s;
 	unsigned mask;
 	void *arena;
 
@@ -559,6 +556,47 @@ huge_counts_are_refused(void **state)
 	    &mask, &arena), -EBADMSG);
 	assert_int_equal(wire_get_spawn(p, raw_spawn(p, just_over,
 	    sizeof(just_over)), &s, &mask, &arena), -EBADMSG);
+}
+
+/*
+ * READ_NARROW says outright that reads are narrowed, even with no tree
+ * listed; trees, or the system trees, without it no encoder sends.
+ */
+static void
+narrowing_is_said_outright(void **state)
+{
+	static const uint8_t none[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
+		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0),
+		STR(0) };
+	static const uint8_t one[] = { STR(3), '/', 'x', 0, STR(1), 0, STR(1), 0,
+		STR(1), 0, STR(1), STR(2), 'x', 0, STR(0), STR(0),
+		STR(1), STR(3), '/', 'r', 0 };
+	uint8_t p[256];
+	struct confine_spec s;
+	unsigned mask;
+	void *arena;
+	size_t n;
+
+	n = raw_spawn(p, none, sizeof(none));
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
+	assert_false(spec_narrow(&s));
+	free(arena);
+	p[3] = WIRE_SPAWN_READ_NARROW;
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
+	assert_true(spec_narrow(&s));
+	assert_non_null(s.readable);
+	assert_null(s.readable[0]);
+	free(arena);
+	p[3] = WIRE_SPAWN_READ_SYSTEM;
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
+	n = raw_spawn(p, one, sizeof(one));
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
+	assert_null(arena);
+	p[3] = WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM;
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
+	assert_int_equal(s.flags, CONFINE_READ_SYSTEM);
+	assert_string_equal(s.readable[0], "/r");
+	free(arena);
 }
 
 static void
@@ -571,7 +609,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	struct wire_buf b = { 0 };
 	uint8_t p[256], *q;
 	uint32_t len;
-	struct spec s;
+	struct confine_spec s;
 	unsigned mask;
 	void *arena;
 	size_t n;
@@ -584,7 +622,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[3] = 6;  /* no tmp, TMPDIR: both known */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
-	assert_true(s.no_tmp && s.set_tmpdir && !s.fresh_scratch);
+	assert_int_equal(s.flags, CONFINE_NO_TMP | CONFINE_SET_TMPDIR);
 	free(arena);
 	p[3] = 0;
 
@@ -625,13 +663,12 @@ oversized_spawn_is_refused_by_the_encoder(void **state)
 	static char big[WIRE_MAX_PAYLOAD];
 	const char *argv[] = { big, NULL };
 	struct wire_buf b = { 0 };
-	struct spec s;
+	struct confine_spec s;
 
 	sample_spec(&s);
 	memset(big, 'a', sizeof(big) - 1);
 	s.argv = argv;
-	s.argc = 1;
-	assert_int_equal(wire_put_spawn(&b, 1, &s, 0, 0), -EMSGSIZE);
+	assert_int_equal(wire_put_spawn(&b, 1, &s), -EMSGSIZE);
 	wire_buf_free(&b);
 }
 
@@ -644,6 +681,7 @@ main(void)
 		cmocka_unit_test(small_messages_round_trip),
 		cmocka_unit_test(hello_bytes),
 		cmocka_unit_test(spawn_bytes),
+		cmocka_unit_test(narrowing_is_said_outright),
 		cmocka_unit_test(started_bytes),
 		cmocka_unit_test(settled_bytes),
 		cmocka_unit_test(error_bytes),

@@ -43,7 +43,7 @@ main(int argc, char **argv)
 	struct wire_hello hi = { WIRE_VERSION, WIRE_VERSION, WIRE_VERSION, 42 };
 	struct confine_result r;
 	struct wire_buf b = { 0 }, all = { 0 };
-	struct spec s;
+	struct confine_spec s;
 
 	if (argc != 2)
 		return 2;
@@ -51,20 +51,17 @@ main(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	s.exe = "/usr/bin/cc";
 	s.argv = args;
-	s.argc = 3;
 	s.envp = env;
-	s.envc = 1;
 	s.devices = devs;
-	s.ndevices = 1;
 	s.scratch = "/tmp/s\"cr)atch";
 	s.cwd = "/tmp";
 	s.deadline_ms = 1000;
 	s.limits.open_files = 64;
-	s.fresh_scratch = true;
+	s.flags |= CONFINE_FRESH_SCRATCH;
 	s.readable = reads;
-	s.nreadable = 2;
-	s.read_narrow = true;
-	s.read_system = true;
+	s.flags |= CONFINE_READ_SYSTEM;
+	s.stdin_fd = s.stderr_fd = 0;   /* two descriptors ride with it */
+	s.stdout_fd = -1;
 	wire_put_hello(&b, &hi, 0);
 	save("hdr", 0, b.p, WIRE_HDR_LEN);
 	save_payload("hello", 1, &b);
@@ -72,7 +69,7 @@ main(int argc, char **argv)
 	wire_put_hello(&b, &hi, 1);
 	save_payload("hello-reply", 2, &b);
 	wire_buf_free(&b);
-	wire_put_spawn(&b, 9, &s, 5, 2);
+	wire_put_spawn(&b, 9, &s);
 	save_payload("spawn", 3, &b);
 	wire_buf_free(&b);
 	wire_put_started(&b, 9, 100, 99, "/tmp/scratch/confine.abc",
@@ -93,7 +90,8 @@ main(int argc, char **argv)
 	wire_buf_free(&b);
 	/* A whole conversation, as one stream. */
 	wire_put_hello(&all, &hi, 0);
-	wire_put_spawn(&all, 1, &s, 0, 0);
+	s.stdin_fd = s.stderr_fd = -1;
+	wire_put_spawn(&all, 1, &s);
 	wire_put_empty(&all, WIRE_CANCEL, 1);
 	wire_put_started(&all, 1, 100, 99, "", "");
 	wire_put_settled(&all, 1, &r);

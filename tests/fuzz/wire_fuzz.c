@@ -20,7 +20,7 @@ spawn(const uint8_t *p, size_t n)
 {
 	struct policy pol = { 0 };
 	const char *why;
-	struct spec s;
+	struct confine_spec s;
 	unsigned mask;
 	void *arena;
 	char **argv;
@@ -30,13 +30,13 @@ spawn(const uint8_t *p, size_t n)
 	if (spec_check(&s, &why) == 0 && s.scratch != NULL) {
 		pol.scratch = s.scratch;
 		pol.devices = s.devices;
-		pol.ndevices = s.ndevices;
-		pol.read_narrow = s.read_narrow;
-		pol.read_system = s.read_system;
+		pol.ndevices = spec_count(s.devices);
+		pol.read_narrow = spec_narrow(&s);
+		pol.read_system = (s.flags & CONFINE_READ_SYSTEM) != 0;
 		pol.readable = s.readable;
-		pol.nreadable = s.nreadable;
+		pol.nreadable = spec_count(s.readable);
 		if (policy_sbpl_argv(&pol, "/usr/bin/sandbox-exec", s.exe, s.argv,
-		    s.argc, &argv) == 0)
+		    spec_count(s.argv), &argv) == 0)
 			free(argv);
 	}
 	free(arena);
