@@ -17,7 +17,7 @@
 
 #include "confine/confine.h"
 #include "helper/ident.h"
-#include "src/policy.h"
+#include "helper/policy.h"
 #ifdef __linux__
 #include "helper/mountns.h"
 #endif

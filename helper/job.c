@@ -16,7 +16,7 @@
 #include "src/clock.h"
 #include "src/fd.h"
 #include "src/proc.h"
-#include "src/policy.h"
+#include "helper/policy.h"
 #ifdef __linux__
 #include "helper/landlock.h"
 #endif

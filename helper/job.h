@@ -23,7 +23,7 @@
 #include "helper/ident.h"
 #include "helper/shepherd.h"
 #include "helper/sys.h"
-#include "src/settle.h"
+#include "helper/settle.h"
 #include "src/spec.h"
 #ifdef __linux__
 #include "helper/cgroup.h"

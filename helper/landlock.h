@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/policy.h"
+#include "helper/policy.h"
 
 /* Signal scoping arrived in ABI 6; without it a job could kill its helper. */
 #define LANDLOCK_MIN_ABI 6

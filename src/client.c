@@ -24,43 +24,29 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#ifdef __linux__
-#include <sys/syscall.h>  /* SYS_pidfd_open */
-#endif
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "confine/confine.h"
 #include "src/clock.h"
+#include "src/errmsg.h"
 #include "src/fd.h"
 #include "src/frame.h"
-#ifdef __linux__
-#include "src/image.h"
-#endif
+#include "src/launch.h"
 #include "src/proc.h"
 #include "src/spec.h"
 #include "src/wire.h"
-
-#ifndef CONFINE_HELPER_DEFAULT
-#define CONFINE_HELPER_DEFAULT "/usr/local/libexec/confine-helper"
-#endif
 
 #define BUCKETS 512
 #define HELLO_TIMEOUT_MS 10000
 #define SPAWN_TIMEOUT_MS 30000
 #define CLOSE_TIMEOUT_MS 30000
-#define HELPER_FD 3
-
-extern char **environ;
 
 enum { J_SENT = 1, J_STARTED, J_SETTLED, J_REFUSED };
 
@@ -104,28 +90,6 @@ struct confine {
 	struct frame_in in;            /* the reader's, between parses */
 };
 
-static _Thread_local char errmsg[256];
-
-/* printf-like: each call checked against its format (and clang wants it). */
-static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int
-fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
-	va_end(ap);
-	return -err;
-}
-
-const char *
-confine_error_message(void)
-{
-	return errmsg[0] ? errmsg : "no error";
-}
-
 const char *
 confine_default_helper_path(void)
 {
@@ -159,11 +123,11 @@ struct_in(void *ours, size_t our_size, const void *theirs, size_t size,
 	size_t i;
 
 	if (size < min)
-		return fail(EINVAL, "struct %s of %zu bytes: this library needs "
+		return bail(EINVAL, "struct %s of %zu bytes: this library needs "
 		    "at least %zu (a header older than 0.2?)", what, size, min);
 	for (i = our_size; i < size; i++)
 		if (p[i] != 0)
-			return fail(E2BIG, "struct %s has a field set at byte %zu "
+			return bail(E2BIG, "struct %s has a field set at byte %zu "
 			    "that this library (%s) does not know", what, i,
 			    CONFINE_VERSION);
 	memcpy(ours, theirs, size < our_size ? size : our_size);
@@ -417,19 +381,6 @@ cond_init(pthread_cond_t *cv)
 	pthread_condattr_destroy(&a);
 }
 
-static int
-ms_until(int64_t deadline)
-{
-	int64_t now = clock_ns(), ms;
-
-	if (deadline == INT64_MAX)
-		return -1;
-	if (deadline <= now)
-		return 0;
-	ms = (deadline - now + 999999) / 1000000;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
-}
-
 /*
  * Makes progress until something changes or the deadline passes; called
  * and returns with mu held. Returns 0 or -ETIMEDOUT.
@@ -449,7 +400,7 @@ pump(struct confine *c, int64_t deadline)
 	pthread_mutex_unlock(&c->mu);
 	pfd.fd = c->fd;
 	pfd.events = POLLIN;
-	if (poll(&pfd, 1, ms_until(deadline)) > 0)
+	if (poll(&pfd, 1, clock_ms_until(deadline)) > 0)
 		got = read_some(c);
 	else if (deadline != INT64_MAX && clock_ns() >= deadline)
 		rc = -ETIMEDOUT;
@@ -548,142 +499,6 @@ spawn_timed_out(struct confine *c, unsigned gen)
 
 /* ---- starting helpers ---- */
 
-static int
-find_helper(const struct confine_options *o, char **out)
-{
-	const char *path = o && o->helper_path ? o->helper_path :
-	    getenv("CONFINE_HELPER");
-
-	if (path == NULL || *path == '\0')
-		path = CONFINE_HELPER_DEFAULT;
-	if (path[0] != '/')
-		return fail(EINVAL, "helper path %s is not absolute", path);
-	if (access(path, X_OK) != 0)
-		return fail(errno, "helper %s: %s", path, strerror(errno));
-	*out = strdup(path);
-	return *out ? 0 : fail(ENOMEM, "out of memory");
-}
-
-/* posix_spawn the helper at path with one end of a socketpair on fd 3. */
-static int
-spawn_helper(struct confine *c, const char *path, int *fd)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	char parent[24], *argv[6], *envp[2] = { NULL, NULL };
-	const char *tmpdir = getenv("TMPDIR");
-	int sv[2], rc, moved;
-	sigset_t none, all;
-	pid_t pid;
-
-	if ((rc = fd_socketpair(sv)) != 0)
-		return fail(-rc, "socketpair: %s", strerror(-rc));
-	if (sv[1] == HELPER_FD) {
-		/* dup2 onto itself would leave close-on-exec set. */
-		moved = fcntl(sv[1], F_DUPFD_CLOEXEC, HELPER_FD + 1);
-		rc = errno;
-		close(sv[1]);
-		if ((sv[1] = moved) < 0) {
-			close(sv[0]);
-			return fail(rc, "fcntl: %s", strerror(rc));
-		}
-	}
-	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
-	argv[0] = (char *)(uintptr_t)"confine-helper";
-	argv[1] = (char *)(uintptr_t)"--fd";
-	argv[2] = (char *)(uintptr_t)"3";
-	argv[3] = (char *)(uintptr_t)"--parent";
-	argv[4] = parent;
-	argv[5] = NULL;
-	/* Each may allocate: a helper without its socket is not started. */
-	rc = posix_spawn_file_actions_init(&fa);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, sv[1], HELPER_FD);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-		    O_RDONLY, 0);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
-		    O_WRONLY, 0);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	/*
-	 * Nothing of the host's environment but where it keeps temporary
-	 * files: the helper makes its jobs' private tmps there.
-	 */
-	if (tmpdir != NULL && tmpdir[0] == '/' &&
-	    asprintf(&envp[0], "TMPDIR=%s", tmpdir) < 0) {
-		envp[0] = NULL;
-		rc = ENOMEM;
-	}
-	if (rc == 0)
-		rc = posix_spawn(&pid, path, &fa, &at, argv, envp);
-	free(envp[0]);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(sv[1]);
-	if (rc != 0) {
-		close(sv[0]);
-		return fail(rc, "posix_spawn %s: %s", path, strerror(rc));
-	}
-	c->child = pid;
-	*fd = sv[0];
-	return 0;
-}
-
-/*
- * The helper the library carries, exec'd from memory (Linux); elsewhere
- * the installed one. Either way a fresh process, never a copy of the
- * host: safe from any thread, and as fast from a host of 8 GiB as from a
- * small one.
- */
-static int
-start_embedded(struct confine *c, int *fd)
-{
-#ifdef __linux__
-	const char *path;
-	int rc = image_path(&path);
-
-	if (rc != 0)
-		return fail(-rc, "the library's own helper cannot be run from "
-		    "memory: %s", strerror(-rc));
-	return spawn_helper(c, path, fd);
-#else
-	if (c->helper_path == NULL)
-		return fail(ENOENT, "no helper binary (options, $CONFINE_HELPER, "
-		    "%s)", CONFINE_HELPER_DEFAULT);
-	return spawn_helper(c, c->helper_path, fd);
-#endif
-}
-
-static int
-start_connect(struct confine *c, int *fd)
-{
-	struct sockaddr_un sun;
-	int s, rc;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (c->socket_path == NULL ||
-	    strlen(c->socket_path) >= sizeof(sun.sun_path))
-		return fail(EINVAL, "socket path missing or too long");
-	strcpy(sun.sun_path, c->socket_path);
-	s = fd_socket(AF_UNIX, SOCK_STREAM);
-	if (s < 0)
-		return fail(-s, "socket: %s", strerror(-s));
-	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
-		rc = errno;
-		close(s);
-		return fail(rc, "connect %s: %s", c->socket_path, strerror(rc));
-	}
-	*fd = s;
-	return 0;
-}
-
 /*
  * Sends hello and waits for the helper's, which says its pid. c is lost
  * or not yet shared, so the socket and the input are ours alone.
@@ -707,70 +522,39 @@ handshake(struct confine *c, pid_t *pid)
 		rc = send_frame(c, c->gen, &b, NULL, 0);
 	wire_buf_free(&b);
 	if (rc == -ENOMEM)
-		return fail(ENOMEM, "out of memory");
+		return bail(ENOMEM, "out of memory");
 	/*
 	 * A helper that refuses us writes why and closes, maybe before our
 	 * hello arrives: a failed send still leaves its reply to read.
 	 */
 	while ((got = frame_next(&c->in, &h, &p)) == 0) {
-		if (poll(&pfd, 1, ms_until(deadline)) <= 0)
-			return fail(ETIMEDOUT, "no hello from the helper");
+		if (poll(&pfd, 1, clock_ms_until(deadline)) <= 0)
+			return bail(ETIMEDOUT, "no hello from the helper");
 		if ((n = read_some(c)) == -ENOMEM)
-			return fail(ENOMEM, "out of memory");
+			return bail(ENOMEM, "out of memory");
 		if (n < 0)
-			return fail(ECONNRESET, "the helper closed the connection "
+			return bail(ECONNRESET, "the helper closed the connection "
 			    "during the handshake%s%s", rc ? ": " : "",
 			    rc ? strerror(-rc) : "");
 	}
 	if (got < 0)
-		return fail(EPROTO, "bad frame from the helper");
+		return bail(EPROTO, "bad frame from the helper");
 	if (h.type == WIRE_ERROR && wire_get_error(p, h.len, &e) == 0)
-		return fail(e.err, "the helper refused: %s", e.message);
+		return bail(e.err, "the helper refused: %s", e.message);
 	if (h.type != WIRE_HELLO || wire_get_hello(p, h.len, &hi, 1) != 0 ||
 	    hi.version != WIRE_VERSION)
-		return fail(EPROTO, "the helper does not speak protocol %d",
+		return bail(EPROTO, "the helper does not speak protocol %d",
 		    WIRE_VERSION);
 	*pid = (pid_t)hi.pid;
 	return 0;
 }
 
+/* The helper we started, if any, given CLOSE_TIMEOUT_MS to exit. */
 static void
 reap_child(struct confine *c, bool wait_long)
 {
-	int64_t until = clock_ns() + CLOSE_TIMEOUT_MS * 1000000LL;
-	pid_t got;
-#ifdef SYS_pidfd_open
-	/* Woken by its exit, not by a clock: no polling for it. */
-	int pfd = c->child > 0 && wait_long ?
-	    (int)syscall(SYS_pidfd_open, c->child, 0) : -1;
-#endif
-
-	if (c->child <= 0)
-		return;
-	for (;;) {
-		got = waitpid(c->child, NULL, WNOHANG);
-		if (got == c->child || (got < 0 && errno != EINTR))
-			break;
-		if (!wait_long || clock_ns() >= until) {
-			/* It has had its chance; it must not linger. */
-			kill(c->child, SIGKILL);
-			proc_reap(c->child, NULL);
-			break;
-		}
-#ifdef SYS_pidfd_open
-		if (pfd >= 0) {
-			struct pollfd p = { pfd, POLLIN, 0 };
-
-			(void)poll(&p, 1, ms_until(until));
-			continue;
-		}
-#endif
-		usleep(1000);
-	}
-#ifdef SYS_pidfd_open
-	if (pfd >= 0)
-		close(pfd);
-#endif
+	if (c->child > 0)
+		launch_reap(c->child, wait_long ? CLOSE_TIMEOUT_MS : 0);
 	c->child = 0;
 }
 
@@ -787,17 +571,17 @@ start_helper(struct confine *c)
 
 	switch (c->mode) {
 	case CONFINE_MODE_EXEC:
-		rc = spawn_helper(c, c->helper_path, &fd);
+		rc = launch_spawn(c->helper_path, &c->child, &fd);
 		break;
 	case CONFINE_MODE_AUTO:
 	case CONFINE_MODE_FORK:
-		rc = start_embedded(c, &fd);
+		rc = launch_embedded(c->helper_path, &c->child, &fd);
 		break;
 	case CONFINE_MODE_CONNECT:
-		rc = start_connect(c, &fd);
+		rc = launch_connect(c->socket_path, &fd);
 		break;
 	default:
-		rc = fail(EINVAL, "unknown mode");
+		rc = bail(EINVAL, "unknown mode");
 		break;
 	}
 	if (rc != 0)
@@ -808,7 +592,7 @@ start_helper(struct confine *c)
 	c->gen++;
 	if (c->fd >= 0 && fd != c->fd) {
 		if (dup2(fd, c->fd) < 0)
-			rc = fail(errno, "dup2: %s", strerror(errno));
+			rc = bail(errno, "dup2: %s", strerror(errno));
 		else
 			(void)fd_cloexec(c->fd);
 		close(fd);
@@ -854,17 +638,17 @@ confine_open_sized(struct confine **out, const struct confine_options *given,
 	int rc;
 
 	*out = NULL;
-	errmsg[0] = '\0';
+	bail_clear();
 	/* NULL: the defaults, as own holds them. */
 	if (given != NULL && (rc = struct_in(&own, sizeof(own), given, size,
 	    OPTIONS_MIN, "confine_options")) != 0)
 		return rc;
 	if (own.spawn_timeout_ms < -1)
-		return fail(EINVAL, "spawn_timeout_ms %d: 0, -1 or a positive "
+		return bail(EINVAL, "spawn_timeout_ms %d: 0, -1 or a positive "
 		    "number of ms", own.spawn_timeout_ms);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
-		return fail(ENOMEM, "out of memory");
+		return bail(ENOMEM, "out of memory");
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_mutex_init(&c->send_mu, NULL);
 	cond_init(&c->cv);
@@ -876,29 +660,29 @@ confine_open_sized(struct confine **out, const struct confine_options *given,
 	rc = 0;
 	switch (c->mode) {
 	case CONFINE_MODE_EXEC:
-		rc = find_helper(o, &c->helper_path);
+		rc = launch_find(o ? o->helper_path : NULL, &c->helper_path);
 		break;
 	case CONFINE_MODE_AUTO:
 	case CONFINE_MODE_FORK:
 #ifndef __linux__
 		/* No image carried here: the installed helper, or none. */
-		if (find_helper(o, &c->helper_path) != 0)
+		if (launch_find(o ? o->helper_path : NULL, &c->helper_path) != 0)
 			c->helper_path = NULL;
 #endif
 		c->mode = CONFINE_MODE_AUTO;
 		break;
 	case CONFINE_MODE_CONNECT:
 		if (o->socket_path == NULL)
-			rc = fail(EINVAL, "connect mode needs a socket path");
+			rc = bail(EINVAL, "connect mode needs a socket path");
 		else if ((c->socket_path = strdup(o->socket_path)) == NULL)
-			rc = fail(ENOMEM, "out of memory");
+			rc = bail(ENOMEM, "out of memory");
 		break;
 	default:
-		rc = fail(EINVAL, "unknown mode %d", (int)c->mode);
+		rc = bail(EINVAL, "unknown mode %d", (int)c->mode);
 		break;
 	}
 	if (rc == 0) {
-		errmsg[0] = '\0';
+		bail_clear();
 		rc = start_helper(c);
 	}
 	if (rc != 0) {
@@ -938,9 +722,9 @@ replace_helper(struct confine *c)
 	if (!c->lost)
 		return 0;
 	if (c->closing)
-		return fail(ESHUTDOWN, "confine_close() has begun");
+		return bail(ESHUTDOWN, "confine_close() has begun");
 	if (c->mode == CONFINE_MODE_CONNECT)
-		return fail(ECONNRESET, "the helper at %s is gone", c->socket_path);
+		return bail(ECONNRESET, "the helper at %s is gone", c->socket_path);
 	c->starting = true;
 	pthread_mutex_unlock(&c->mu);
 	reap_child(c, false);
@@ -963,7 +747,7 @@ enlist(struct confine *c, struct confine_job *j, unsigned *gen)
 	int rc;
 
 	if (c->closing)
-		return fail(ESHUTDOWN, "confine_close() has begun");
+		return bail(ESHUTDOWN, "confine_close() has begun");
 	if (c->lost && (rc = replace_helper(c)) != 0)
 		return rc;
 	do
@@ -992,23 +776,23 @@ confine_spawn_sized(struct confine *c, const struct confine_spec *given,
 	int fds[3], rc, tries, k;
 
 	*out = NULL;
-	errmsg[0] = '\0';
+	bail_clear();
 	spec_defaults(&own);
 	if ((rc = struct_in(&own, sizeof(own), given, size, SPEC_MIN,
 	    "confine_spec")) != 0)
 		return rc;
 	if ((rc = spec_check(ps, &why)) != 0)
-		return fail(EINVAL, "%s", why);
+		return bail(EINVAL, "%s", why);
 	for (k = 0; k < 3; k++)
 		if (spec_stdio(ps, k) >= 0) {
 			if (fcntl(spec_stdio(ps, k), F_GETFD) < 0)
-				return fail(EBADF, "stdio descriptor %d is not open",
+				return bail(EBADF, "stdio descriptor %d is not open",
 				    spec_stdio(ps, k));
 			fds[nfds++] = spec_stdio(ps, k);
 		}
 	j = calloc(1, sizeof(*j));
 	if (j == NULL)
-		return fail(ENOMEM, "out of memory");
+		return bail(ENOMEM, "out of memory");
 	j->c = c;
 	j->backend = ps->backend;
 	pthread_mutex_lock(&c->mu);
@@ -1027,12 +811,12 @@ confine_spawn_sized(struct confine *c, const struct confine_spec *given,
 		unlist(c, j);
 		c->handles--;
 		if (rc == -EMSGSIZE) {
-			rc = fail(EMSGSIZE, "the spawn request is over %u bytes",
+			rc = bail(EMSGSIZE, "the spawn request is over %u bytes",
 			    WIRE_MAX_PAYLOAD);
 			goto out;
 		}
 		if (rc != -EPIPE && rc != -ESTALE) {
-			rc = fail(-rc, "sending the spawn request: %s",
+			rc = bail(-rc, "sending the spawn request: %s",
 			    strerror(-rc));
 			goto out;
 		}
@@ -1040,7 +824,7 @@ confine_spawn_sized(struct confine *c, const struct confine_spec *given,
 		lose_helper(c, gen);
 	}
 	if (rc != 0) {
-		rc = fail(ECONNRESET, "the helper is gone, and so is the one "
+		rc = bail(ECONNRESET, "the helper is gone, and so is the one "
 		    "started to replace it");
 		goto out;
 	}
@@ -1051,14 +835,14 @@ confine_spawn_sized(struct confine *c, const struct confine_spec *given,
 		if (j->state == J_SENT && clock_ns() >= deadline) {
 			spawn_timed_out(c, gen);
 			c->handles--;
-			rc = fail(ETIMEDOUT, "the helper did not answer within "
+			rc = bail(ETIMEDOUT, "the helper did not answer within "
 			    "%d ms: it is taken as lost, and what it started "
 			    "ends with it", c->spawn_timeout_ms);
 			goto out;
 		}
 	}
 	if (j->state == J_REFUSED) {
-		rc = fail(j->err, "%s", j->why);
+		rc = bail(j->err, "%s", j->why);
 		c->handles--;
 		goto out;
 	}
@@ -1094,7 +878,7 @@ confine_wait_sized(struct confine_job *j, int timeout_ms,
 	int rc = 0;
 
 	if (size < RESULT_MIN)
-		return fail(EINVAL, "struct confine_result of %zu bytes: this "
+		return bail(EINVAL, "struct confine_result of %zu bytes: this "
 		    "library needs at least %zu", size, (size_t)RESULT_MIN);
 	pthread_mutex_lock(&c->mu);
 	j->users++;
@@ -1113,7 +897,7 @@ confine_wait_sized(struct confine_job *j, int timeout_ms,
 	c->waiting--;
 	job_release(j);
 	release_confine(c);
-	return rc == 0 ? 0 : fail(ETIMEDOUT, "the job has not settled yet");
+	return rc == 0 ? 0 : bail(ETIMEDOUT, "the job has not settled yet");
 }
 
 int
@@ -1201,7 +985,7 @@ confine_fd(struct confine *c)
 static int
 lost_error(const struct confine *c)
 {
-	return fail(ECONNRESET, "the helper is gone%s",
+	return bail(ECONNRESET, "the helper is gone%s",
 	    c->mode == CONFINE_MODE_CONNECT ? "" :
 	    "; the next confine_spawn starts another");
 }

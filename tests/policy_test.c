@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/policy.h"
+#include "helper/policy.h"
 #include "src/spec.h"
 #include "tests/testutil.h"
 

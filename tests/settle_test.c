@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "src/settle.h"
+#include "helper/settle.h"
 
 #define SEL(s, o, r, d) settle_select((s), (o), (r), (d), CONFINE_STEP_NONE)
 

@@ -13,7 +13,7 @@ set -eu
 root=$1 work=$2 secs=$3 target=$4
 shift 4
 case $target in
-wire) srcs="src/wire.c src/spec.c src/policy.c src/names.c" ;;
+wire) srcs="src/wire.c src/spec.c helper/policy.c src/names.c" ;;
 cli) srcs="tools/cli.c src/names.c" ;;
 *) echo "libfuzzer.sh: no fuzz target $target (wire or cli)" >&2; exit 2 ;;
 esac

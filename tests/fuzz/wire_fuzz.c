@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/policy.h"
+#include "helper/policy.h"
 #include "src/spec.h"
 #include "src/wire.h"
 

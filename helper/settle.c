@@ -1,6 +1,6 @@
 #include <sys/wait.h>
 
-#include "src/settle.h"
+#include "helper/settle.h"
 
 void
 settle_init(struct settle *s)

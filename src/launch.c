@@ -1,0 +1,189 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#ifdef __linux__
+#include <sys/syscall.h>  /* SYS_pidfd_open */
+#endif
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/clock.h"
+#include "src/errmsg.h"
+#include "src/fd.h"
+#ifdef __linux__
+#include "src/image.h"
+#endif
+#include "src/launch.h"
+#include "src/proc.h"
+
+#define HELPER_FD 3
+
+int
+launch_find(const char *given, char **out)
+{
+	const char *path = given ? given : getenv("CONFINE_HELPER");
+
+	if (path == NULL || *path == '\0')
+		path = CONFINE_HELPER_DEFAULT;
+	if (path[0] != '/')
+		return bail(EINVAL, "helper path %s is not absolute", path);
+	if (access(path, X_OK) != 0)
+		return bail(errno, "helper %s: %s", path, strerror(errno));
+	*out = strdup(path);
+	return *out ? 0 : bail(ENOMEM, "out of memory");
+}
+
+int
+launch_spawn(const char *path, pid_t *pid, int *fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	char parent[24], *argv[6], *envp[2] = { NULL, NULL };
+	const char *tmpdir = getenv("TMPDIR");
+	int sv[2], rc, moved;
+	sigset_t none, all;
+
+	if ((rc = fd_socketpair(sv)) != 0)
+		return bail(-rc, "socketpair: %s", strerror(-rc));
+	if (sv[1] == HELPER_FD) {
+		/* dup2 onto itself would leave close-on-exec set. */
+		moved = fcntl(sv[1], F_DUPFD_CLOEXEC, HELPER_FD + 1);
+		rc = errno;
+		close(sv[1]);
+		if ((sv[1] = moved) < 0) {
+			close(sv[0]);
+			return bail(rc, "fcntl: %s", strerror(rc));
+		}
+	}
+	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
+	argv[0] = (char *)(uintptr_t)"confine-helper";
+	argv[1] = (char *)(uintptr_t)"--fd";
+	argv[2] = (char *)(uintptr_t)"3";
+	argv[3] = (char *)(uintptr_t)"--parent";
+	argv[4] = parent;
+	argv[5] = NULL;
+	/* Each may allocate: a helper without its socket is not started. */
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, sv[1], HELPER_FD);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+		    O_WRONLY, 0);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/*
+	 * Nothing of the host's environment but where it keeps temporary
+	 * files: the helper makes its jobs' private tmps there.
+	 */
+	if (tmpdir != NULL && tmpdir[0] == '/' &&
+	    asprintf(&envp[0], "TMPDIR=%s", tmpdir) < 0) {
+		envp[0] = NULL;
+		rc = ENOMEM;
+	}
+	if (rc == 0)
+		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
+	free(envp[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		return bail(rc, "posix_spawn %s: %s", path, strerror(rc));
+	}
+	*fd = sv[0];
+	return 0;
+}
+
+int
+launch_embedded(const char *path, pid_t *pid, int *fd)
+{
+#ifdef __linux__
+	const char *image;
+	int rc = image_path(&image);
+
+	(void)path;
+	if (rc != 0)
+		return bail(-rc, "the library's own helper cannot be run from "
+		    "memory: %s", strerror(-rc));
+	return launch_spawn(image, pid, fd);
+#else
+	if (path == NULL)
+		return bail(ENOENT, "no helper binary (options, $CONFINE_HELPER, "
+		    "%s)", CONFINE_HELPER_DEFAULT);
+	return launch_spawn(path, pid, fd);
+#endif
+}
+
+int
+launch_connect(const char *socket_path, int *fd)
+{
+	struct sockaddr_un sun;
+	int s, rc;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (socket_path == NULL || strlen(socket_path) >= sizeof(sun.sun_path))
+		return bail(EINVAL, "socket path missing or too long");
+	strcpy(sun.sun_path, socket_path);
+	s = fd_socket(AF_UNIX, SOCK_STREAM);
+	if (s < 0)
+		return bail(-s, "socket: %s", strerror(-s));
+	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		rc = errno;
+		close(s);
+		return bail(rc, "connect %s: %s", socket_path, strerror(rc));
+	}
+	*fd = s;
+	return 0;
+}
+
+void
+launch_reap(pid_t pid, int timeout_ms)
+{
+	int64_t until = clock_ns() + (int64_t)timeout_ms * 1000000;
+	pid_t got;
+#ifdef SYS_pidfd_open
+	/* Woken by its exit, not by a clock: no polling for it. */
+	int pfd = timeout_ms > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+#endif
+
+	for (;;) {
+		got = waitpid(pid, NULL, WNOHANG);
+		if (got == pid || (got < 0 && errno != EINTR))
+			break;
+		if (clock_ns() >= until) {
+			/* It has had its chance; it must not linger. */
+			kill(pid, SIGKILL);
+			proc_reap(pid, NULL);
+			break;
+		}
+#ifdef SYS_pidfd_open
+		if (pfd >= 0) {
+			struct pollfd p = { pfd, POLLIN, 0 };
+
+			(void)poll(&p, 1, clock_ms_until(until));
+			continue;
+		}
+#endif
+		usleep(1000);
+	}
+#ifdef SYS_pidfd_open
+	if (pfd >= 0)
+		close(pfd);
+#endif
+}
