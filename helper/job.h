@@ -1,8 +1,8 @@
 /*
  * One job as the helper sees it: a small state machine driven by its
- * shepherd's reports and by timers, and a blocking driver for callers that
- * run one job at a time (tests, the demo). The helper's event loop drives
- * many at once through the same calls.
+ * shepherd's reports and by timers. The helper's event loop drives many
+ * at once; the tests drive one at a time through the same calls
+ * (tests/jobrun.c).
  *
  *   job_start -> [job_input | job_tick | job_cancel]* -> phase JOB_DONE
  *   -> reap the shepherd (job_shepherd()) -> done
@@ -155,12 +155,5 @@ void job_tick(struct job *j, int64_t now);
 void job_cancel(struct job *j, int64_t now);
 /* The shepherd exited before the job was done: what it knew is lost. */
 void job_shepherd_lost(struct job *j, int64_t now);
-
-/*
- * Runs one job to its settlement, blocking. For single-threaded callers
- * only: it forks. Returns 0 with *r filled, or a refusal as job_start.
- */
-int job_run(const struct confine_spec *s, const struct job_env *env,
-    const struct ident *peer, struct confine_result *r, const char **why);
 
 #endif

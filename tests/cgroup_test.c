@@ -240,7 +240,7 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 		s.backend = LL;
 		s.stdin_fd = s.stdout_fd = s.stderr_fd = -1;
 		s.limits.processes = 5;
-		rc = job_run(&s, &env, NULL, &r, &why);
+		rc = jr_job_run(&s, &env, NULL, &r, &why);
 		if (rc != 0)
 			_exit(102);
 		_exit(r.outcome == CONFINE_FAILED && r.exit_code == EAGAIN ? 0 :

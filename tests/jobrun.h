@@ -12,11 +12,19 @@ struct jr {
 	const char *envp[8];
 	const struct ident *peer;  /* whose job: NULL for the helper's own */
 	struct confine_result r;
-	int rc;            /* job_run's return */
+	int rc;            /* jr_job_run's return */
 	const char *why;
 	char *out;         /* the job's stdout */
 	int64_t elapsed_ms;
 };
+
+/*
+ * Runs one job to its settlement through job.h's calls, blocking: for a
+ * single-threaded test (it forks). 0 with *r filled, or a refusal as
+ * job_start's.
+ */
+int jr_job_run(const struct confine_spec *s, const struct job_env *env,
+    const struct ident *peer, struct confine_result *r, const char **why);
 
 extern struct job_env jr_env;
 extern char *jr_fixture;

@@ -1,0 +1,662 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helper/plan.h"
+#include "src/spec.h"
+
+/* The helper's $TMPDIR if it names a directory, else /tmp: canonical. */
+static char *
+tmp_base(void)
+{
+	const char *t = getenv("TMPDIR");
+	struct stat st;
+	char *base;
+
+	base = t != NULL && t[0] == '/' ? realpath(t, NULL) : NULL;
+	if (base == NULL || stat(base, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(base);
+		base = realpath("/tmp", NULL);
+	}
+	return base;
+}
+
+#ifdef __linux__
+static bool
+listed(char *const *v, size_t n, const char *s)
+{
+	while (n-- > 0)
+		if (strcmp(v[n], s) == 0)
+			return true;
+	return false;
+}
+
+/* 0, or -ENOMEM; a path this machine lacks is left out. */
+static int
+add_sysread(struct sysreads *sr, const char *path, size_t cap)
+{
+	char *c = realpath(path, NULL);
+
+	if (c == NULL)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if (sr->n == cap || listed(sr->path, sr->n, c))
+		free(c);
+	else
+		sr->path[sr->n++] = c;
+	return 0;
+}
+
+static void
+sysreads_clear(struct sysreads *sr)
+{
+	while (sr->n > 0)
+		free(sr->path[--sr->n]);
+	free(sr->path);
+	sr->path = NULL;
+}
+
+/*
+ * The system trees, made at the first job that asks for them (a glob per
+ * '*'), then kept. Returns 0, or -ENOMEM: that job is refused, never run
+ * short of a tree, and the next one tries again.
+ */
+static int
+sysreads_made(struct sysreads *sr)
+{
+	const size_t cap = 128;
+	const char *const *e;
+	glob_t g;
+	size_t i;
+	int rc = 0;
+
+	if (sr == NULL)
+		return -ENOMEM;
+	if (sr->path != NULL)
+		return 0;
+	if ((sr->path = calloc(cap, sizeof(*sr->path))) == NULL)
+		return -ENOMEM;
+	for (e = policy_system_reads; *e != NULL && rc == 0; e++) {
+		if (strchr(*e, '*') == NULL) {
+			rc = add_sysread(sr, *e, cap);
+			continue;
+		}
+		switch (glob(*e, GLOB_NOSORT, NULL, &g)) {
+		case 0:
+			for (i = 0; i < g.gl_pathc && rc == 0; i++)
+				rc = add_sysread(sr, g.gl_pathv[i], cap);
+			globfree(&g);
+			break;
+		case GLOB_NOSPACE:
+			rc = -ENOMEM;
+			break;
+		default:
+			break;  /* none here */
+		}
+	}
+	if (rc != 0)
+		sysreads_clear(sr);
+	return rc;
+}
+#endif
+
+int
+job_env_init(struct job_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->self_err = ident_self(&env->self);
+	env->tmp_base = tmp_base();
+#ifdef __linux__
+	env->landlock_abi = landlock_abi();
+	seccomp_program(&env->seccomp);
+	cgroup_env_init(&env->cg);
+	env->sysreads = calloc(1, sizeof(*env->sysreads));
+	if (env->sysreads == NULL)
+		return -ENOMEM;
+#else
+	env->landlock_abi = -ENOSYS;
+#endif
+	return 0;
+}
+
+void
+job_env_fini(struct job_env *env)
+{
+	free(env->tmp_base);
+	env->tmp_base = NULL;
+#ifdef __linux__
+	cgroup_env_fini(&env->cg);
+	if (env->sysreads != NULL)
+		sysreads_clear(env->sysreads);
+	free(env->sysreads);
+	env->sysreads = NULL;
+#endif
+	(void)env;
+}
+
+
+static char *const empty_env[] = { NULL };
+
+void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	free(p->scratch);
+	for (i = 0; i < p->ndevices; i++)
+		free(p->devices[i]);
+	for (i = 0; i < p->nreadable; i++)
+		free(p->readable[i]);
+	free(p->reads);
+	free(p->launcher_argv);
+	free(p->tmp);
+	free(p->keep[0]);
+	free(p->keep[1]);
+	free(p->envp);
+	free(p->added[0]);
+	free(p->added[1]);
+}
+
+static enum confine_backend
+resolve(enum confine_backend b)
+{
+	if (b != CONFINE_BACKEND_AUTO)
+		return b;
+#ifdef __APPLE__
+	return CONFINE_BACKEND_SEATBELT;
+#else
+	return CONFINE_BACKEND_LANDLOCK;
+#endif
+}
+
+#define REFUSE(err, what) do { *why = (what); return (err); } while (0)
+
+/* path resolved, in *out (the caller frees it), and what it is. */
+static int
+canonical(const char *path, char **out, struct stat *st)
+{
+	*out = realpath(path, NULL);
+	if (*out == NULL)
+		return -errno;
+	return stat(*out, st) == 0 ? 0 : -errno;
+}
+
+static int
+canonical_dir(const char *path, char **out, struct stat *st)
+{
+	int rc = canonical(path, out, st);
+
+	return rc != 0 ? rc : S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+/* What the job's user may do to path: checked as that user (ident_enter). */
+static int
+permitted(const char *path, int mode)
+{
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0 ? 0 : -errno;
+}
+
+/* Replaces the parent *path with a fresh directory made beneath it. */
+static int
+make_fresh(char **path, const char *prefix)
+{
+	size_t n = strlen(*path) + strlen(prefix) + sizeof("/.XXXXXX");
+	char *fresh = malloc(n);
+
+	if (fresh == NULL)
+		return -ENOMEM;
+	snprintf(fresh, n, "%s/%s.XXXXXX", *path, prefix);
+	if (mkdtemp(fresh) == NULL) {
+		free(fresh);
+		return -errno;
+	}
+	free(*path);
+	*path = fresh;
+	return 0;
+}
+
+/* A tree or file the job's user may read (and, a directory, search). */
+static int
+canonical_readable(const char *path, char **out)
+{
+	struct stat st;
+	int rc = canonical(path, out, &st);
+
+	return rc != 0 ? rc :
+	    permitted(*out, S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK);
+}
+
+static int
+canonical_device(const char *path, char **out)
+{
+	struct stat st;
+	int rc = canonical(path, out, &st);
+
+	if (rc != 0)
+		return rc;
+	if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
+		return -EINVAL;
+	return permitted(*out, W_OK);
+}
+
+/* Whether the backend can confine here; nothing is made yet. */
+static int
+plan_backend(struct plan *p, const struct confine_spec *s, const struct job_env *env,
+    const char **why)
+{
+	const char *launcher = s->launcher ? s->launcher : SPEC_DEFAULT_LAUNCHER;
+	struct stat st;
+
+	switch (p->child.backend) {
+	case CONFINE_BACKEND_LANDLOCK:
+#ifdef __linux__
+		if (env->landlock_abi < 0)
+			REFUSE(-ENOTSUP, "Landlock is not available in this kernel");
+		if (landlock_plan(env->landlock_abi, &p->landlock) != 0)
+			REFUSE(-ENOTSUP, "the kernel's Landlock ABI is too old (6 needed)");
+		if (env->seccomp.count == 0)
+			REFUSE(-ENOTSUP, "the seccomp filter could not be built");
+		p->child.landlock = &p->landlock;
+		p->child.seccomp = &env->seccomp;
+		return 0;
+#else
+		(void)env;
+		REFUSE(-ENOTSUP, "Landlock exists only on Linux");
+#endif
+	case CONFINE_BACKEND_SEATBELT:
+		if (stat(launcher, &st) != 0 || !S_ISREG(st.st_mode))
+			REFUSE(-ENOTSUP, "the Seatbelt launcher is absent or not a regular file");
+		p->launcher = launcher;
+		return 0;
+	case CONFINE_BACKEND_NONE:
+		return 0;
+	case CONFINE_BACKEND_AUTO:
+	default:
+		REFUSE(-EINVAL, "unknown backend");
+	}
+}
+
+/*
+ * The paths of the spec, as the job's user would reach them: canonical,
+ * the scratch root a directory it may write (or make a fresh root in),
+ * each device one it may write.
+ */
+static int
+plan_paths(struct plan *p, const struct confine_spec *s, const char **why)
+{
+	size_t i;
+	int rc;
+
+	if (s->scratch != NULL) {
+		rc = canonical_dir(s->scratch, &p->scratch, &p->root_st);
+		if (rc != 0)
+			REFUSE(rc, "the scratch root must be an existing directory");
+		if ((rc = permitted(p->scratch, W_OK | X_OK)) != 0)
+			REFUSE(rc, (s->flags & CONFINE_FRESH_SCRATCH) ?
+			    "the job's user may not make "
+			    "a fresh root in that scratch parent" : "the job's user "
+			    "may not write that scratch root");
+	}
+	for (i = 0; s->devices != NULL && s->devices[i] != NULL; i++) {
+		rc = canonical_device(s->devices[i], &p->devices[i]);
+		p->ndevices = i + 1;
+		if (rc == -EINVAL || rc == -ENOENT)
+			REFUSE(rc, "a writable device must be an existing device node");
+		if (rc != 0)
+			REFUSE(rc, "a writable device must be one the job's user may write");
+	}
+	for (i = 0; s->readable != NULL && s->readable[i] != NULL; i++) {
+		rc = canonical_readable(s->readable[i], &p->readable[i]);
+		p->nreadable = i + 1;
+		if (rc == -ENOENT || rc == -ENOTDIR)
+			REFUSE(rc, "a readable tree must exist");
+		if (rc != 0)
+			REFUSE(rc, "a readable tree must be one the job's user may read");
+	}
+	return 0;
+}
+
+/*
+ * The trees the job may read, when its reads are narrowed: the spec's,
+ * and with Landlock the system trees (Seatbelt's are the profile's own).
+ */
+static int
+plan_reads(struct plan *p, const struct confine_spec *s, const struct job_env *env)
+{
+	size_t i, n = 0, nsys = 0;
+	int rc;
+
+	if (!spec_narrow(s))
+		return 0;
+#ifdef __linux__
+	if ((s->flags & CONFINE_READ_SYSTEM) &&
+	    p->child.backend == CONFINE_BACKEND_LANDLOCK) {
+		if ((rc = sysreads_made(env->sysreads)) != 0)
+			return rc;
+		nsys = env->sysreads->n;
+	}
+#else
+	(void)rc;
+	(void)env;
+#endif
+	p->reads = calloc(p->nreadable + nsys + 1, sizeof(*p->reads));
+	if (p->reads == NULL)
+		return -ENOMEM;
+	for (i = 0; i < p->nreadable; i++)
+		p->reads[n++] = p->readable[i];
+#ifdef __linux__
+	for (i = 0; i < nsys; i++)
+		p->reads[n++] = env->sysreads->path[i];
+#endif
+	p->policy.read_narrow = true;
+	p->policy.read_system = (s->flags & CONFINE_READ_SYSTEM) != 0;
+	p->policy.readable = p->reads;
+	p->policy.nreadable = n;
+	return 0;
+}
+
+/* Whose job it is: refused unless this helper can run it as peer. */
+static int
+plan_ident(struct plan *p, const struct job_env *env, const struct ident *peer,
+    const char **why)
+{
+	int rc;
+
+	if (peer == NULL)
+		return 0;
+	if (env->self_err != 0)
+		REFUSE(-ENOTSUP, "the helper could not read its own credentials");
+	if ((rc = ident_admit(&env->self, peer, &p->becomes, why)) != 0)
+		return rc;
+	if (p->becomes) {
+		p->become = *peer;
+		p->child.become = &p->become;
+		p->child.self = &env->self;
+	}
+	return 0;
+}
+
+/* Every check that can refuse the job; nothing is written by it. */
+int
+plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *env,
+    const struct ident *peer, const char **why)
+{
+	int rc, k;
+
+	memset(p, 0, sizeof(*p));
+	if ((rc = spec_check(s, why)) != 0)
+		return rc;
+	if ((rc = plan_ident(p, env, peer, why)) != 0)
+		return rc;
+	p->child.backend = resolve(s->backend);
+	if (p->becomes && (rc = ident_enter(&p->become, &env->self)) != 0)
+		REFUSE(rc, "the helper could not take its client's credentials");
+	rc = plan_paths(p, s, why);
+	if (p->becomes)
+		ident_leave(&env->self);
+	if (rc != 0)
+		return rc;
+	p->policy.devices = (const char *const *)p->devices;
+	p->policy.ndevices = p->ndevices;
+	if ((rc = plan_reads(p, s, env)) != 0)
+		REFUSE(rc, "no memory for the job's readable trees");
+	p->child.path = s->exe;
+	p->child.exe = s->exe;
+	p->argv0[0] = s->exe;
+	p->child.argv = (char *const *)(uintptr_t)(spec_argv_given(s) ?
+	    s->argv : p->argv0);
+	p->child.envp = s->envp != NULL ? (char *const *)(uintptr_t)s->envp :
+	    empty_env;
+	for (k = 0; k < 3; k++)
+		p->child.fd[k] = spec_stdio(s, k);
+	p->child.policy = &p->policy;
+	p->child.limits = &s->limits;
+	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
+	p->child.cg_dir = -1;
+	return plan_backend(p, s, env, why);
+}
+
+/* Whether path is dir or beneath it (both canonical). */
+static bool
+within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static bool
+env_has(const struct confine_spec *s, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; s->envp != NULL && s->envp[i] != NULL; i++)
+		if (strncmp(s->envp[i], name, n) == 0 && s->envp[i][n] == '=')
+			return true;
+	return false;
+}
+
+/*
+ * The environment given, and what the spec asks be added to it: TMPDIR
+ * (the private tmp) and HOME (the scratch root), as the job sees them,
+ * each unless the environment has it already.
+ */
+static int
+plan_env(struct plan *p, const struct confine_spec *s)
+{
+	const char *names[2] = { "TMPDIR", "HOME" };
+	const char *values[2] = { NULL, NULL };
+	size_t i, k, n, envc = spec_count(s->envp);
+
+	if ((s->flags & CONFINE_SET_TMPDIR) && p->policy.tmp != NULL &&
+	    !env_has(s, "TMPDIR"))
+		values[0] = p->policy.tmp;
+	if ((s->flags & CONFINE_SET_HOME) && p->scratch != NULL &&
+	    !env_has(s, "HOME"))
+		values[1] = p->scratch;
+	if (values[0] == NULL && values[1] == NULL)
+		return 0;
+	if ((p->envp = calloc(envc + 3, sizeof(*p->envp))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < envc; i++)
+		p->envp[i] = (char *)(uintptr_t)s->envp[i];
+	for (k = 0; k < 2; k++) {
+		if (values[k] == NULL)
+			continue;
+		n = strlen(names[k]) + strlen(values[k]) + 2;
+		if ((p->added[k] = malloc(n)) == NULL)
+			return -ENOMEM;
+		snprintf(p->added[k], n, "%s=%s", names[k], values[k]);
+		p->envp[i++] = p->added[k];
+	}
+	p->child.envp = p->envp;
+	return 0;
+}
+
+/*
+ * A tree beneath the host's /tmp the job must still see: the cwd, or the
+ * directory of the program. Not when it is the scratch root's, or the
+ * other kept one's, or cannot be found (the job's own step then fails).
+ */
+static void
+plan_keep(struct plan *p, int i, const char *path, bool dir_of)
+{
+	char *c = path != NULL ? realpath(path, NULL) : NULL, *slash;
+
+	if (c != NULL && dir_of && (slash = strrchr(c, '/')) != NULL)
+		*slash = '\0';
+	if (c == NULL || !within(c, "/tmp") || strcmp(c, "/tmp") == 0 ||
+	    within(c, p->scratch) || (i == 1 && p->keep[0] != NULL &&
+	    within(c, p->keep[0])) || stat(c, &p->keep_st[i]) != 0) {
+		free(c);
+		return;
+	}
+	p->keep[i] = c;
+}
+
+/*
+ * The job's private temporary directory, made as its user beneath the
+ * helper's tmp base. Where the job has a view of its own (Linux) it is
+ * its /tmp too, unless the scratch root is /tmp or holds it; a cwd beneath
+ * the host's /tmp, outside the root, is seen again there, read-only.
+ */
+static int
+plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env,
+    const char **why)
+{
+	bool view = p->child.backend == CONFINE_BACKEND_LANDLOCK;
+	bool over = view && p->scratch != NULL && !within("/tmp", p->scratch);
+	size_t i;
+	int rc;
+
+	if (s->flags & CONFINE_NO_TMP)
+		return 0;
+	/* Its /tmp is the private one: the host's trees there are not seen. */
+	for (i = 0; over && i < p->nreadable; i++)
+		if (within(p->readable[i], "/tmp") &&
+		    !within(p->readable[i], p->scratch))
+			REFUSE(-EINVAL, "a readable tree beneath /tmp is out of the "
+			    "job's sight, its /tmp being private: use CONFINE_NO_TMP, "
+			    "or a tree elsewhere");
+	if (env->tmp_base == NULL)
+		REFUSE(-ENOTSUP, "no directory to make the job's private tmp in "
+		    "(the helper's TMPDIR or /tmp)");
+	rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
+	if (rc == 0) {
+		rc = (p->tmp = strdup(env->tmp_base)) == NULL ? -ENOMEM :
+		    make_fresh(&p->tmp, "confine-tmp");
+		if (rc != 0) {
+			free(p->tmp);
+			p->tmp = NULL;
+		} else if (stat(p->tmp, &p->tmp_st) != 0) {
+			rc = -errno;
+		}
+		if (rc == 0 && over) {
+			plan_keep(p, 0, s->cwd, false);
+			plan_keep(p, 1, s->exe, true);
+		}
+		if (p->becomes)
+			ident_leave(&env->self);
+	}
+	if (rc != 0)
+		REFUSE(rc, "no private tmp could be made for the job");
+	p->policy.tmp = over ? "/tmp" : p->tmp;
+	p->child.remove_tmp = p->tmp;
+#ifdef __linux__
+	if (view) {
+		p->child.view.tmp.path = p->tmp;
+		p->child.view.tmp.dev = p->tmp_st.st_dev;
+		p->child.view.tmp.ino = p->tmp_st.st_ino;
+		p->child.view.over_tmp = over;
+		for (i = 0; i < 2; i++) {
+			p->child.view.keep[i].path = p->keep[i];
+			p->child.view.keep[i].dev = p->keep_st[i].st_dev;
+			p->child.view.keep[i].ino = p->keep_st[i].st_ino;
+		}
+	}
+#endif
+	return 0;
+}
+
+/*
+ * The scratch root and what names it. A fresh root is made here, after
+ * every check that could refuse the job: a refused job writes nothing.
+ */
+int
+plan_root(struct plan *p, const struct confine_spec *s, const struct job_env *env,
+    const char **why)
+{
+	int rc;
+
+	if (s->flags & CONFINE_FRESH_SCRATCH) {
+		/* The job's user makes it, so that it is theirs. */
+		rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
+		if (rc == 0) {
+			rc = make_fresh(&p->scratch, "confine");
+			/* Made: job_start removes it if anything fails now. */
+			p->fresh_made = rc == 0;
+			if (rc == 0 && stat(p->scratch, &p->root_st) != 0)
+				rc = -errno;
+			if (p->becomes)
+				ident_leave(&env->self);
+		}
+		if (rc != 0)
+			REFUSE(rc, "no fresh scratch root could be made there");
+	}
+	p->policy.scratch = p->scratch;
+#ifdef __linux__
+	p->child.view.root.path = p->scratch;
+	p->child.view.root.dev = p->root_st.st_dev;
+	p->child.view.root.ino = p->root_st.st_ino;
+#endif
+	p->child.cwd = s->cwd ? s->cwd : p->scratch ? p->scratch : "/";
+	p->child.remove_root = (s->flags & CONFINE_FRESH_SCRATCH) ?
+	    p->scratch : NULL;
+	if ((rc = plan_tmp(p, s, env, why)) != 0)
+		return rc;
+	if ((rc = plan_env(p, s)) != 0)
+		REFUSE(rc, "no memory for the job's environment");
+	if (p->launcher == NULL)
+		return 0;
+	rc = policy_sbpl_argv(&p->policy, p->launcher, s->exe,
+	    (const char *const *)(uintptr_t)p->child.argv,
+	    spec_count((const char *const *)(uintptr_t)p->child.argv),
+	    &p->launcher_argv);
+	if (rc != 0)
+		REFUSE(rc, "no memory for the launcher's arguments");
+	p->child.path = p->launcher;
+	p->child.argv = p->launcher_argv;
+	return 0;
+}
+
+/*
+ * The job's cgroups and how its process count is bounded: by its pids
+ * cgroup when there is one, else by RLIMIT_NPROC, which does not bind root.
+ */
+int
+plan_limits(struct plan *p, struct job *j, const struct confine_spec *s,
+    const struct job_env *env, const char **why)
+{
+#ifdef __linux__
+	/* None for the macOS path: as where there are no cgroups. */
+	static const struct cgroup_env none = { -1, false, -1, -1, "" };
+	const struct cgroup_env *cg = env->group_proof_only ? &none : &env->cg;
+	int rc, i;
+
+	p->child.subreaper = !env->group_proof_only;
+	/* Refused before any cgroup is made. */
+	if (s->limits.processes > 0 && cg->pids < 0) {
+		if (geteuid() == 0)
+			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
+			    "cgroup, not available here");
+		p->child.rlimit_nproc = true;
+	}
+	rc = cgroup_job_create(cg, &j->cg, s->limits.memory,
+	    s->limits.processes, why);
+	if (rc != 0) {
+		if (*why == NULL)
+			*why = "the job's cgroups could not be created";
+		return rc == -ENOTSUP ? rc : -ENOTSUP;
+	}
+	for (i = 0; i < CGROUP_JOINS; i++)
+		p->child.cg_procs[i] = j->cg.procs[i];
+	p->child.cg_dir = j->cg.dir;
+	return 0;
+#else
+	(void)j;
+	(void)env;
+	if (s->limits.memory > 0)
+		REFUSE(-ENOTSUP, "a memory bound needs a cgroup");
+	p->child.rlimit_nproc = true;
+	return 0;
+#endif
+}
+

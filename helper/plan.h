@@ -1,0 +1,74 @@
+/*
+ * The plan of one job, built before anything runs: whose job it is, its
+ * paths as that user reaches them, the backend's availability, cgroups,
+ * the fresh root and the private tmp, the environment to add, the
+ * Seatbelt argv. Everything that can refuse a job refuses it here, before
+ * the shepherd is forked. Also what the helper learned of the machine
+ * (struct job_env), which the plans are made from.
+ */
+#ifndef CONFINE_PLAN_H
+#define CONFINE_PLAN_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "helper/child.h"
+#include "helper/ident.h"
+#include "helper/job.h"
+#include "helper/policy.h"
+#ifdef __linux__
+#include "helper/landlock.h"
+#endif
+
+/* Everything the shepherd and the child need, built before the fork. */
+struct plan {
+	struct child_plan child;
+	struct policy policy;
+#ifdef __linux__
+	struct landlock_plan landlock;
+#endif
+	char *scratch;
+	char *devices[SPEC_MAX_DEVICES];
+	size_t ndevices;
+	char *readable[SPEC_MAX_READABLE];  /* the spec's, canonical */
+	size_t nreadable;
+	const char **reads;    /* those and the system trees: the policy's */
+	const char *launcher;  /* seatbelt: checked, its argv built last */
+	char **launcher_argv;
+	bool fresh_made;       /* scratch is a directory we made */
+	struct stat root_st;   /* the scratch root as checked */
+	char *tmp;             /* the private tmp, made, or NULL */
+	struct stat tmp_st;
+	char *keep[2];         /* the cwd and the program's directory, to see
+	                          again beneath /tmp, or NULL */
+	struct stat keep_st[2];
+	char **envp;           /* the environment with what was added, or NULL */
+	char *added[2];        /* its "TMPDIR=..." and "HOME=..." */
+	bool becomes;          /* the job runs as become, not as the helper */
+	struct ident become;
+	const char *argv0[2];  /* the argv of a spec that gives none */
+};
+
+/*
+ * Every check that can refuse the job; nothing is written by it. Returns
+ * 0, or -errno with *why (see job_start).
+ */
+int plan_build(struct plan *p, const struct confine_spec *s,
+    const struct job_env *env, const struct ident *peer, const char **why);
+
+/* The job's cgroups, made in j, and how its process count is bounded. */
+int plan_limits(struct plan *p, struct job *j, const struct confine_spec *s,
+    const struct job_env *env, const char **why);
+
+/*
+ * What is made for the job, as its user, once nothing else can refuse
+ * it: the fresh root, the private tmp; then its environment and the
+ * launcher's argv. On failure what was made is the caller's to remove
+ * (fresh_made, tmp).
+ */
+int plan_root(struct plan *p, const struct confine_spec *s,
+    const struct job_env *env, const char **why);
+
+void plan_free(struct plan *p);
+
+#endif
