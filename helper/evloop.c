@@ -33,6 +33,7 @@ ev_fini(struct evloop *ev)
 		close(ev->epfd);
 	free(ev->pfd);
 	free(ev->obj);
+	free(ev->heap);
 	memset(ev, 0, sizeof(*ev));
 	ev->epfd = -1;
 }
@@ -200,4 +201,89 @@ ev_wait(struct evloop *ev, struct ev_ready *out, int max, int64_t timeout_ns)
 #else
 	return poll_wait(ev, out, max, timeout_ns);
 #endif
+}
+
+/* ---- timers ---- */
+
+static void
+heap_swap(struct evloop *ev, size_t a, size_t b)
+{
+	struct ev_timer *t = ev->heap[a];
+
+	ev->heap[a] = ev->heap[b];
+	ev->heap[b] = t;
+	ev->heap[a]->slot = a;
+	ev->heap[b]->slot = b;
+}
+
+static void
+heap_fix(struct evloop *ev, size_t i)
+{
+	size_t c;
+
+	while (i > 0 && ev->heap[(i - 1) / 2]->at > ev->heap[i]->at) {
+		heap_swap(ev, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= ev->nheap)
+			break;
+		if (c + 1 < ev->nheap && ev->heap[c + 1]->at < ev->heap[c]->at)
+			c++;
+		if (ev->heap[i]->at <= ev->heap[c]->at)
+			break;
+		heap_swap(ev, i, c);
+		i = c;
+	}
+}
+
+int
+ev_timer_add(struct evloop *ev, struct ev_timer *t)
+{
+	struct ev_timer **n;
+	size_t cap;
+
+	if (ev->nheap == ev->capheap) {
+		cap = ev->capheap ? ev->capheap * 2 : 64;
+		if ((n = realloc(ev->heap, cap * sizeof(*n))) == NULL)
+			return -ENOMEM;
+		ev->heap = n;
+		ev->capheap = cap;
+	}
+	t->slot = ev->nheap;
+	ev->heap[ev->nheap++] = t;
+	heap_fix(ev, t->slot);
+	return 0;
+}
+
+void
+ev_timer_set(struct evloop *ev, struct ev_timer *t, int64_t at)
+{
+	t->at = at;
+	heap_fix(ev, t->slot);
+}
+
+void
+ev_timer_del(struct evloop *ev, struct ev_timer *t)
+{
+	size_t i = t->slot;
+
+	ev->nheap--;
+	if (i != ev->nheap) {
+		heap_swap(ev, i, ev->nheap);
+		heap_fix(ev, i);
+	}
+}
+
+struct ev_timer *
+ev_timer_due(const struct evloop *ev, int64_t now)
+{
+	return ev->nheap > 0 && ev->heap[0]->at <= now ? ev->heap[0] : NULL;
+}
+
+int64_t
+ev_timer_next(const struct evloop *ev)
+{
+	return ev->nheap > 0 ? ev->heap[0]->at : INT64_MAX;
 }

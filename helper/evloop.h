@@ -4,7 +4,7 @@
  * not what is watched (a helper with a thousand jobs in flight watches
  * three thousand). Elsewhere, and on request, poll(2) over a kept array.
  *
- *   ev_init -> [ev_add | ev_mod | ev_del | ev_wait]* -> ev_fini
+ *   ev_init -> [ev_add | ev_mod | ev_del | ev_wait | ev_timer_*]* -> ev_fini
  *
  * ev_del must come before the descriptor is closed: an epoll registration
  * belongs to the open file, which a forked child may still hold, and would
@@ -29,11 +29,23 @@ struct ev_ready {
 	unsigned events;
 };
 
+/*
+ * A timer, kept by its owner and ordered by the loop (a binary heap):
+ * adding, moving and removing one is O(log n), the next one O(1).
+ */
+struct ev_timer {
+	int64_t at;             /* monotonic ns; INT64_MAX: not armed */
+	void *obj;
+	size_t slot;            /* the loop's: its place in the heap */
+};
+
 struct evloop {
 	int epfd;               /* -1: the poll(2) implementation */
 	struct pollfd *pfd;     /* poll: what is watched */
 	void **obj;
 	size_t n, cap;
+	struct ev_timer **heap; /* the timers, earliest first */
+	size_t nheap, capheap;
 };
 
 /* 0 or -errno. force_poll: poll(2) even where epoll exists (tests). */
@@ -52,5 +64,16 @@ void ev_del(struct evloop *ev, int fd);
  */
 int ev_wait(struct evloop *ev, struct ev_ready *out, int max,
     int64_t timeout_ns);
+
+/* Starts keeping t, due at t->at. 0 or -ENOMEM. */
+int ev_timer_add(struct evloop *ev, struct ev_timer *t);
+/* Moves t to at (INT64_MAX: disarmed, still kept). */
+void ev_timer_set(struct evloop *ev, struct ev_timer *t, int64_t at);
+/* Stops keeping t. */
+void ev_timer_del(struct evloop *ev, struct ev_timer *t);
+/* The earliest timer due at now or before, or NULL; it stays kept. */
+struct ev_timer *ev_timer_due(const struct evloop *ev, int64_t now);
+/* When the earliest timer is due; INT64_MAX for none. */
+int64_t ev_timer_next(const struct evloop *ev);
 
 #endif

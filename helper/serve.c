@@ -41,7 +41,7 @@ struct hjob {
 	struct job j;
 	struct conn *conn;            /* NULL once the connection is gone */
 	uint32_t id;
-	size_t heap;                  /* index in the timer heap */
+	struct ev_timer timer;        /* at job_timer(), in the loop */
 	struct hjob *by_id;           /* conn's hash chain */
 	struct hjob *by_pid;          /* the server's hash chain */
 	TAILQ_ENTRY(hjob) all;
@@ -85,8 +85,6 @@ struct srv {
 	TAILQ_HEAD(, hjob) jobs;
 	size_t nconns, njobs;
 	struct hjob *pids[PID_BUCKETS];
-	struct hjob **heap;
-	size_t nheap, capheap;
 };
 
 static enum watch signals_watch = W_SIGNALS;
@@ -124,75 +122,19 @@ on_signal(int sig)
 	errno = saved;
 }
 
-/* ---- the timer heap, keyed by job_timer() ---- */
-
-static int64_t
-key(const struct hjob *h)
-{
-	return job_timer(&h->j);
-}
-
-static void
-heap_swap(struct srv *s, size_t a, size_t b)
-{
-	struct hjob *t = s->heap[a];
-
-	s->heap[a] = s->heap[b];
-	s->heap[b] = t;
-	s->heap[a]->heap = a;
-	s->heap[b]->heap = b;
-}
-
-static void
-heap_fix(struct srv *s, struct hjob *h)
-{
-	size_t i = h->heap, c;
-
-	while (i > 0 && key(s->heap[(i - 1) / 2]) > key(s->heap[i])) {
-		heap_swap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= s->nheap)
-			break;
-		if (c + 1 < s->nheap && key(s->heap[c + 1]) < key(s->heap[c]))
-			c++;
-		if (key(s->heap[i]) <= key(s->heap[c]))
-			break;
-		heap_swap(s, i, c);
-		i = c;
-	}
-}
-
 static int
-heap_add(struct srv *s, struct hjob *h)
+timer_add(struct srv *s, struct hjob *h)
 {
-	struct hjob **n;
-
-	if (s->nheap == s->capheap) {
-		n = realloc(s->heap, (s->capheap ? s->capheap * 2 : 64) * sizeof(*n));
-		if (n == NULL)
-			return -ENOMEM;
-		s->heap = n;
-		s->capheap = s->capheap ? s->capheap * 2 : 64;
-	}
-	h->heap = s->nheap;
-	s->heap[s->nheap++] = h;
-	heap_fix(s, h);
-	return 0;
+	h->timer.obj = h;
+	h->timer.at = job_timer(&h->j);
+	return ev_timer_add(&s->ev, &h->timer);
 }
 
+/* The job's timer, where job_timer() says. */
 static void
-heap_del(struct srv *s, struct hjob *h)
+timer_fix(struct srv *s, struct hjob *h)
 {
-	size_t i = h->heap;
-
-	s->nheap--;
-	if (i != s->nheap) {
-		heap_swap(s, i, s->nheap);
-		heap_fix(s, s->heap[i]);
-	}
+	ev_timer_set(&s->ev, &h->timer, job_timer(&h->j));
 }
 
 /* ---- lookups ---- */
@@ -321,7 +263,7 @@ job_after(struct srv *s, struct hjob *h)
 	}
 	if (h->j.phase == JOB_DONE)
 		job_detach(s, h);
-	heap_fix(s, h);
+	timer_fix(s, h);
 }
 
 static void
@@ -329,7 +271,7 @@ job_free(struct srv *s, struct hjob *h)
 {
 	job_detach(s, h);
 	*pid_slot(s, job_shepherd(&h->j)) = h->by_pid;
-	heap_del(s, h);
+	ev_timer_del(&s->ev, &h->timer);
 	TAILQ_REMOVE(&s->jobs, h, all);
 	s->njobs--;
 	job_release(&h->j);
@@ -423,9 +365,9 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	}
 	rc = job_start(&h->j, &spec, &s->env, &c->peer, clock_ns(), &why);
 	free(arena);
-	if (rc == 0 && (rc = heap_add(s, h)) == 0 &&
+	if (rc == 0 && (rc = timer_add(s, h)) == 0 &&
 	    (rc = ev_add(&s->ev, job_fd(&h->j), EV_IN, h)) != 0)
-		heap_del(s, h);
+		ev_timer_del(&s->ev, &h->timer);
 	if (rc != 0) {
 		if (job_fd(&h->j) >= 0) {
 			/*
@@ -640,7 +582,7 @@ conn_close(struct srv *s, struct conn *c)
 	while ((h = TAILQ_FIRST(&c->jobs)) != NULL) {
 		job_cancel(&h->j, now);
 		job_detach(s, h);
-		heap_fix(s, h);
+		timer_fix(s, h);
 	}
 	frame_in_free(&c->in);
 	TAILQ_REMOVE(&s->conns, c, link);
@@ -730,7 +672,7 @@ unwatch(void *ev, int fd)
 static int64_t
 sleep_ns(const struct srv *s, int64_t now)
 {
-	int64_t t = s->nheap ? key(s->heap[0]) : INT64_MAX;
+	int64_t t = ev_timer_next(&s->ev);
 
 	if (s->listen_paused_until > now && s->listen_paused_until < t)
 		t = s->listen_paused_until;
@@ -743,10 +685,11 @@ sleep_ns(const struct srv *s, int64_t now)
 static void
 run_timers(struct srv *s, int64_t now)
 {
+	struct ev_timer *t;
 	struct hjob *h;
 
-	while (s->nheap > 0 && key(s->heap[0]) <= now) {
-		h = s->heap[0];
+	while ((t = ev_timer_due(&s->ev, now)) != NULL) {
+		h = t->obj;
 		job_tick(&h->j, now);
 		job_after(s, h);
 	}
@@ -968,7 +911,6 @@ serve(const struct serve_opts *o)
 		job_free(&s, h);
 	say("stopped");
 	job_env_fini(&s.env);
-	free(s.heap);
 	ev_fini(&s.ev);
 	close(sigp[0]);
 	close(sigp[1]);

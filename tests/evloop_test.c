@@ -217,6 +217,44 @@ one_ready_among_many(void **state)
 	assert_int_equal(wait_now(x, r, 8), 0);
 }
 
+/*
+ * Timers come due earliest first, whatever order they were added, moved
+ * or removed in; a disarmed one never comes due.
+ */
+static void
+timers_come_due_in_order(void **state)
+{
+	struct fixture *x = *state;
+	struct ev_timer t[MANY], *d;
+	int64_t last = -1;
+	int i, n = 0;
+
+	assert_int_equal(ev_timer_next(&x->ev), INT64_MAX);
+	for (i = 0; i < MANY; i++) {
+		t[i].at = (int64_t)((i * 7919) % MANY);  /* a shuffle */
+		t[i].obj = &t[i];
+		assert_int_equal(ev_timer_add(&x->ev, &t[i]), 0);
+	}
+	assert_int_equal(ev_timer_next(&x->ev), 0);
+	assert_null(ev_timer_due(&x->ev, -1));
+	ev_timer_del(&x->ev, &t[0]);               /* at 0 */
+	ev_timer_set(&x->ev, &t[1], INT64_MAX);    /* disarmed */
+	ev_timer_set(&x->ev, &t[2], MANY + 5);     /* moved last */
+	while ((d = ev_timer_due(&x->ev, MANY + 5)) != NULL) {
+		assert_ptr_equal(d->obj, d);
+		assert_true(d->at >= last);
+		last = d->at;
+		n++;
+		ev_timer_del(&x->ev, d);
+	}
+	assert_int_equal(n, MANY - 2);
+	assert_int_equal(last, MANY + 5);
+	assert_int_equal(ev_timer_next(&x->ev), INT64_MAX);
+	assert_null(ev_timer_due(&x->ev, INT64_MAX - 1));
+	ev_timer_del(&x->ev, &t[1]);
+	assert_int_equal(ev_timer_next(&x->ev), INT64_MAX);
+}
+
 #define BOTH(t) \
 	{ "epoll: " #t, t, setup_epoll, teardown, NULL }, \
 	{ "poll: " #t, t, setup_poll, teardown, NULL }
@@ -233,6 +271,7 @@ main(void)
 		BOTH(deleted_is_never_reported_even_if_a_copy_lives),
 		BOTH(added_twice_is_refused),
 		BOTH(one_ready_among_many),
+		BOTH(timers_come_due_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
