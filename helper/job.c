@@ -417,86 +417,123 @@ on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 static void stop(struct job *j, enum confine_reason why, int64_t now);
 
 static void
+on_forked(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	if (j->forked)
+		return;
+	j->forked = true;
+	j->result.pid = r->pid;
+	if (j->pending != CONFINE_REASON_NONE)
+		stop(j, j->pending, now);
+}
+
+static void
+on_exec(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	(void)now;
+	j->result.pid = r->pid;
+	j->phase = JOB_RUNNING;
+	if (r->type == SHEP_EXEC_OK) {
+		j->events |= JOB_EV_STARTED;
+	} else if (r->step == CONFINE_STEP_IDENTITY) {
+		/* Never as the helper, never where its user may not. */
+		refuse(j, r->err > 0 ? -r->err : -EPERM,
+		    r->err == EACCES || r->err == EROFS ?
+		    "the job's user may not write its scratch root" :
+		    "the job could not take its client's uid, gid and groups");
+		j->result.error = r->err;
+	} else if (r->step == CONFINE_STEP_CONFINE ||
+	    r->step == CONFINE_STEP_LIMITS) {
+		/* Never run unconfined or unbounded: refused. */
+		refuse(j, -ENOTSUP, r->step == CONFINE_STEP_CONFINE ?
+		    "the confinement could not be applied" :
+		    "a resource bound or cgroup could not be applied");
+		j->result.error = r->err;
+	} else {
+		j->events |= JOB_EV_STARTED;
+		settle_select(&j->settle, CONFINE_FAILED,
+		    CONFINE_REASON_EXEC, r->err, r->step);
+	}
+}
+
+static void
+on_wait_failed(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	settle_select(&j->settle, CONFINE_UNCERTAIN,
+	    CONFINE_REASON_WAIT_FAILED, r->err, CONFINE_STEP_NONE);
+	drain_start(j, now);
+}
+
+static void
+on_swept(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	j->sweeping = false;
+	if (j->phase != JOB_DRAINING)
+		return;
+	/*
+	 * Still something alive after the sweep: never proven, even if the
+	 * group and the cgroup look empty (it left them).
+	 */
+	if (r->leftovers)
+		finish(j);
+	else
+		drain_poll(j, now);
+}
+
+static void
+on_removed(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	(void)now;
+	if (!(j->events & JOB_EV_REFUSED)) {
+		j->result.scratch_kept = j->fresh && r->err != 0;
+		j->result.tmp_kept = j->tmp != NULL && r->status != 0;
+	}
+	complete(j);
+}
+
+static void
+on_setup_failed(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	(void)now;
+	refuse(j, -r->err, "the shepherd could not start the job");
+	finish(j);
+}
+
+#define IN(phase) (1u << (phase))
+#define ANY_PHASE (~0u)
+
+/*
+ * What the shepherd may report, and in which phases it is heard; a record
+ * in any other phase (a late one, or one a confused shepherd sends) is
+ * dropped: only these rows move a job.
+ */
+static const struct transition {
+	enum shep_type type;
+	unsigned phases;
+	void (*fn)(struct job *, const struct shep_rec *, int64_t);
+} transitions[] = {
+	{ SHEP_FORKED, IN(JOB_STARTING), on_forked },
+	{ SHEP_EXEC_OK, IN(JOB_STARTING), on_exec },
+	{ SHEP_EXEC_FAILED, IN(JOB_STARTING), on_exec },
+	{ SHEP_SETUP_FAILED, IN(JOB_STARTING), on_setup_failed },
+	{ SHEP_EXITED, IN(JOB_RUNNING), on_exited },
+	{ SHEP_WAIT_FAILED, IN(JOB_RUNNING), on_wait_failed },
+	/* A sweep ends in any phase; it is acted on while draining. */
+	{ SHEP_SWEPT, ANY_PHASE, on_swept },
+	{ SHEP_REMOVED, IN(JOB_REMOVING), on_removed },
+};
+
+static void
 on_record(struct job *j, const struct shep_rec *r, int64_t now)
 {
-	switch (r->type) {
-	case SHEP_FORKED:
-		if (j->phase != JOB_STARTING || j->forked)
-			break;
-		j->forked = true;
-		j->result.pid = r->pid;
-		if (j->pending != CONFINE_REASON_NONE)
-			stop(j, j->pending, now);
-		break;
-	case SHEP_EXEC_OK:
-	case SHEP_EXEC_FAILED:
-		if (j->phase != JOB_STARTING)
-			break;
-		j->result.pid = r->pid;
-		j->phase = JOB_RUNNING;
-		if (r->type == SHEP_EXEC_OK) {
-			j->events |= JOB_EV_STARTED;
-		} else if (r->step == CONFINE_STEP_IDENTITY) {
-			/* Never as the helper, never where its user may not. */
-			refuse(j, r->err > 0 ? -r->err : -EPERM,
-			    r->err == EACCES || r->err == EROFS ?
-			    "the job's user may not write its scratch root" :
-			    "the job could not take its client's uid, gid and groups");
-			j->result.error = r->err;
-		} else if (r->step == CONFINE_STEP_CONFINE ||
-		    r->step == CONFINE_STEP_LIMITS) {
-			/* Never run unconfined or unbounded: refused. */
-			refuse(j, -ENOTSUP, r->step == CONFINE_STEP_CONFINE ?
-			    "the confinement could not be applied" :
-			    "a resource bound or cgroup could not be applied");
-			j->result.error = r->err;
-		} else {
-			j->events |= JOB_EV_STARTED;
-			settle_select(&j->settle, CONFINE_FAILED,
-			    CONFINE_REASON_EXEC, r->err, r->step);
+	size_t i;
+
+	for (i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++)
+		if (transitions[i].type == r->type) {
+			if (transitions[i].phases & IN(j->phase))
+				transitions[i].fn(j, r, now);
+			return;
 		}
-		break;
-	case SHEP_EXITED:
-		if (j->phase == JOB_RUNNING)
-			on_exited(j, r, now);
-		break;
-	case SHEP_WAIT_FAILED:
-		if (j->phase != JOB_RUNNING)
-			break;
-		settle_select(&j->settle, CONFINE_UNCERTAIN,
-		    CONFINE_REASON_WAIT_FAILED, r->err, CONFINE_STEP_NONE);
-		drain_start(j, now);
-		break;
-	case SHEP_SWEPT:
-		j->sweeping = false;
-		if (j->phase != JOB_DRAINING)
-			break;
-		/*
-		 * Still something alive after the sweep: never proven, even
-		 * if the group and the cgroup look empty (it left them).
-		 */
-		if (r->leftovers)
-			finish(j);
-		else
-			drain_poll(j, now);
-		break;
-	case SHEP_REMOVED:
-		if (j->phase == JOB_REMOVING) {
-			if (!(j->events & JOB_EV_REFUSED)) {
-				j->result.scratch_kept = j->fresh && r->err != 0;
-				j->result.tmp_kept = j->tmp != NULL &&
-				    r->status != 0;
-			}
-			complete(j);
-		}
-		break;
-	case SHEP_SETUP_FAILED:
-		if (j->phase == JOB_STARTING) {
-			refuse(j, -r->err, "the shepherd could not start the job");
-			finish(j);
-		}
-		break;
-	}
 }
 
 void

@@ -686,6 +686,62 @@ shepherd_record_round_trips(void **state)
 	assert_int_equal(shep_rec_decode(buf, &b), -EBADMSG);
 }
 
+static void
+send_rec(int fd, enum shep_type type)
+{
+	struct shep_rec r = { .type = type, .pid = 77, .err = EPERM };
+	unsigned char buf[SHEP_REC_LEN];
+
+	shep_rec_encode(&r, buf);
+	assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+}
+
+/*
+ * The state machine hears a record only in the phases its table row
+ * names: a running job takes no start, set-up failure or removal, and a
+ * starting one no exit (each would settle or refuse it wrongly).
+ */
+static void
+a_record_out_of_its_phase_is_dropped(void **state)
+{
+	static const enum shep_type not_running[] = { SHEP_FORKED,
+		SHEP_EXEC_OK, SHEP_EXEC_FAILED, SHEP_SETUP_FAILED, SHEP_REMOVED };
+	static const enum shep_type not_starting[] = { SHEP_EXITED,
+		SHEP_WAIT_FAILED, SHEP_REMOVED };
+	struct job j;
+	int sv[2];
+	size_t i;
+
+	assert_int_equal(fd_socketpair(sv), 0);
+	assert_int_equal(fd_nonblock(sv[0]), 0);
+	memset(&j, 0, sizeof(j));
+	j.ctl = sv[0];
+	j.phase = JOB_RUNNING;
+	j.result.pid = 5;
+	for (i = 0; i < sizeof(not_running) / sizeof(not_running[0]); i++) {
+		send_rec(sv[1], not_running[i]);
+		job_input(&j, 0);
+		assert_int_equal(j.phase, JOB_RUNNING);
+		assert_int_equal(j.events, 0);
+		assert_int_equal(j.result.pid, 5);
+		assert_false(j.forked);
+	}
+	j.phase = JOB_STARTING;
+	for (i = 0; i < sizeof(not_starting) / sizeof(not_starting[0]); i++) {
+		send_rec(sv[1], not_starting[i]);
+		job_input(&j, 0);
+		assert_int_equal(j.phase, JOB_STARTING);
+		assert_int_equal(j.events, 0);
+	}
+	/* And the row that does apply is heard: the paired half. */
+	send_rec(sv[1], SHEP_FORKED);
+	job_input(&j, 0);
+	assert_true(j.forked);
+	assert_int_equal(j.result.pid, 77);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -721,6 +777,7 @@ main(void)
 		T(child_check_failing_for_good_is_never_proven),
 		T(auto_backend_is_landlock_never_none),
 		cmocka_unit_test(shepherd_record_round_trips),
+		cmocka_unit_test(a_record_out_of_its_phase_is_dropped),
 	};
 
 	/*
