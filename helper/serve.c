@@ -23,6 +23,7 @@
 #include "src/fd.h"
 #include "src/frame.h"
 #include "src/proc.h"
+#include "src/table.h"
 #include "src/wire.h"
 
 #define OUT_HIGH (1u << 20)   /* stop reading a peer that does not read */
@@ -42,8 +43,8 @@ struct hjob {
 	struct conn *conn;            /* NULL once the connection is gone */
 	uint32_t id;
 	struct ev_timer timer;        /* at job_timer(), in the loop */
-	struct hjob *by_id;           /* conn's hash chain */
-	struct hjob *by_pid;          /* the server's hash chain */
+	struct tlink by_id;           /* in conn's ids */
+	struct tlink by_pid;          /* in the server's pids */
 	TAILQ_ENTRY(hjob) all;
 	TAILQ_ENTRY(hjob) mine;
 };
@@ -63,7 +64,7 @@ struct conn {
 	bool closing;                 /* flush what is queued, then close */
 	bool backlog;                 /* whole frames wait for its next turn */
 	size_t njobs;
-	struct hjob *ids[CONN_BUCKETS];
+	struct tlink *ids[CONN_BUCKETS];
 	TAILQ_HEAD(, hjob) jobs;
 	TAILQ_ENTRY(conn) link;
 };
@@ -84,7 +85,7 @@ struct srv {
 	TAILQ_HEAD(, conn) conns;
 	TAILQ_HEAD(, hjob) jobs;
 	size_t nconns, njobs;
-	struct hjob *pids[PID_BUCKETS];
+	struct tlink *pids[PID_BUCKETS];
 };
 
 static enum watch signals_watch = W_SIGNALS;
@@ -139,24 +140,20 @@ timer_fix(struct srv *s, struct hjob *h)
 
 /* ---- lookups ---- */
 
-static struct hjob **
-id_slot(struct conn *c, uint32_t id)
+static struct hjob *
+id_job(struct conn *c, uint32_t id)
 {
-	struct hjob **p = &c->ids[id % CONN_BUCKETS];
+	struct tlink *l = table_get(c->ids, CONN_BUCKETS, id);
 
-	while (*p != NULL && (*p)->id != id)
-		p = &(*p)->by_id;
-	return p;
+	return l ? TABLE_ENTRY(l, struct hjob, by_id) : NULL;
 }
 
-static struct hjob **
-pid_slot(struct srv *s, pid_t pid)
+static struct hjob *
+pid_job(struct srv *s, pid_t pid)
 {
-	struct hjob **p = &s->pids[(unsigned)pid % PID_BUCKETS];
+	struct tlink *l = table_get(s->pids, PID_BUCKETS, (uint32_t)pid);
 
-	while (*p != NULL && job_shepherd(&(*p)->j) != pid)
-		p = &(*p)->by_pid;
-	return p;
+	return l ? TABLE_ENTRY(l, struct hjob, by_pid) : NULL;
 }
 
 /* ---- output ---- */
@@ -229,7 +226,7 @@ job_detach(struct srv *s, struct hjob *h)
 
 	if (c == NULL)
 		return;
-	*id_slot(c, h->id) = h->by_id;
+	table_del(c->ids, CONN_BUCKETS, &h->by_id);
 	TAILQ_REMOVE(&c->jobs, h, mine);
 	c->njobs--;
 	h->conn = NULL;
@@ -270,7 +267,7 @@ static void
 job_free(struct srv *s, struct hjob *h)
 {
 	job_detach(s, h);
-	*pid_slot(s, job_shepherd(&h->j)) = h->by_pid;
+	table_del(s->pids, PID_BUCKETS, &h->by_pid);
 	ev_timer_del(&s->ev, &h->timer);
 	TAILQ_REMOVE(&s->jobs, h, all);
 	s->njobs--;
@@ -285,7 +282,7 @@ reap(struct srv *s)
 	pid_t pid;
 
 	while ((pid = proc_exited_child()) > 0) {
-		h = *pid_slot(s, pid);
+		h = pid_job(s, pid);
 		if (h != NULL && h->j.phase != JOB_DONE) {
 			/* Read what it said before it died, then settle. */
 			job_input(&h->j, clock_ns());
@@ -324,7 +321,7 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	void *arena = NULL;
 	int rc;
 
-	if (hd->id == 0 || *id_slot(c, hd->id) != NULL) {
+	if (hd->id == 0 || id_job(c, hd->id) != NULL) {
 		reply_error(c, hd->id, EEXIST, "job id 0 or already in use");
 		return;
 	}
@@ -384,11 +381,11 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	}
 	h->id = hd->id;
 	h->conn = c;
-	*id_slot(c, h->id) = h;
+	table_put(c->ids, CONN_BUCKETS, &h->by_id, h->id);
 	TAILQ_INSERT_TAIL(&c->jobs, h, mine);
 	c->njobs++;
-	h->by_pid = s->pids[(unsigned)job_shepherd(&h->j) % PID_BUCKETS];
-	s->pids[(unsigned)job_shepherd(&h->j) % PID_BUCKETS] = h;
+	table_put(s->pids, PID_BUCKETS, &h->by_pid,
+	    (uint32_t)job_shepherd(&h->j));
 	TAILQ_INSERT_TAIL(&s->jobs, h, all);
 	s->njobs++;
 }
@@ -420,7 +417,7 @@ on_cancel(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	struct hjob *h;
 
 	/* Unknown ids are jobs already settled: nothing to do. */
-	if ((h = *id_slot(c, hd->id)) != NULL) {
+	if ((h = id_job(c, hd->id)) != NULL) {
 		job_cancel(&h->j, clock_ns());
 		job_after(s, h);
 	}

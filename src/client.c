@@ -41,6 +41,7 @@
 #include "src/launch.h"
 #include "src/proc.h"
 #include "src/spec.h"
+#include "src/table.h"
 #include "src/wire.h"
 
 #define BUCKETS 512
@@ -63,7 +64,7 @@ struct confine_job {
 	char *scratch;                 /* as the helper said, from STARTED */
 	char *tmp;                     /* the same */
 	struct confine_result result;
-	struct confine_job *next;
+	struct tlink link;             /* in c->ids while listed */
 };
 
 struct confine {
@@ -86,7 +87,7 @@ struct confine {
 	uint32_t next_id;
 	size_t handles;                /* jobs not yet freed */
 	unsigned waiting;              /* threads inside confine_wait */
-	struct confine_job *ids[BUCKETS];
+	struct tlink *ids[BUCKETS];     /* listed jobs, by id */
 	struct frame_in in;            /* the reader's, between parses */
 };
 
@@ -183,14 +184,13 @@ job_release(struct confine_job *j)
 		job_delete(j);
 }
 
-static struct confine_job **
-slot(struct confine *c, uint32_t id)
+/* The listed job of id, or NULL. */
+static struct confine_job *
+listed_job(struct confine *c, uint32_t id)
 {
-	struct confine_job **p = &c->ids[id % BUCKETS];
+	struct tlink *l = table_get(c->ids, BUCKETS, id);
 
-	while (*p != NULL && (*p)->id != id)
-		p = &(*p)->next;
-	return p;
+	return l ? TABLE_ENTRY(l, struct confine_job, link) : NULL;
 }
 
 static void
@@ -198,7 +198,7 @@ unlist(struct confine *c, struct confine_job *j)
 {
 	if (!j->listed)
 		return;
-	*slot(c, j->id) = j->next;
+	table_del(c->ids, BUCKETS, &j->link);
 	j->listed = false;
 	job_release(j);
 }
@@ -223,15 +223,17 @@ lost_result(struct confine_job *j)
 static void
 helper_lost(struct confine *c)
 {
-	struct confine_job *j, *next;
+	struct confine_job *j;
+	struct tlink *l, *next;
 	size_t b;
 
 	c->lost = true;
 	/* We will not hear from it again: a helper still alive stops too. */
 	(void)shutdown(c->fd, SHUT_RDWR);
 	for (b = 0; b < BUCKETS; b++) {
-		for (j = c->ids[b]; j != NULL; j = next) {
-			next = j->next;
+		for (l = c->ids[b]; l != NULL; l = next) {
+			next = l->next;
+			j = TABLE_ENTRY(l, struct confine_job, link);
 			lost_result(j);
 			j->listed = false;
 			job_release(j);
@@ -255,7 +257,7 @@ helper_lost(struct confine *c)
 static int
 on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 {
-	struct confine_job *j = h->id ? *slot(c, h->id) : NULL;
+	struct confine_job *j = h->id ? listed_job(c, h->id) : NULL;
 	struct confine_result r;
 	struct wire_error e;
 	const char *scratch, *tmp;
@@ -752,12 +754,11 @@ enlist(struct confine *c, struct confine_job *j, unsigned *gen)
 		return rc;
 	do
 		j->id = c->next_id++;
-	while (j->id == 0 || *slot(c, j->id) != NULL);
+	while (j->id == 0 || listed_job(c, j->id) != NULL);
 	memset(&j->result, 0, sizeof(j->result));
 	j->state = J_SENT;
 	j->listed = true;
-	j->next = NULL;
-	*slot(c, j->id) = j;
+	table_put(c->ids, BUCKETS, &j->link, j->id);
 	c->handles++;
 	*gen = c->gen;
 	return 0;
