@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "tests/jobrun.h"
+#include "tests/probes.h"
 #include "tests/testutil.h"
 
 #define LL CONFINE_BACKEND_LANDLOCK
@@ -303,7 +304,7 @@ a_32_bit_syscall_is_killed(void **state)
 	struct jr_dirs *d = *state;
 	int unconfined = PROBE(CONFINE_BACKEND_NONE, d->scratch, "socket32");
 
-	if (unconfined == SIG(SIGSEGV)) {
+	if (unconfined == FIXTURE_NO_IA32) {
 		/*
 		 * A kernel without the IA-32 entry (ia32_emulation off, or not
 		 * built) faults int 0x80 before any filter sees it: no 32-bit
@@ -315,7 +316,7 @@ a_32_bit_syscall_is_killed(void **state)
 		print_message("no IA-32 system call entry on this kernel: int "
 		    "0x80 faults unconfined too; the SIGSYS half needs one\n");
 		assert_int_equal(PROBE(CONFINE_BACKEND_LANDLOCK, d->scratch,
-		    "socket32"), SIG(SIGSEGV));
+		    "socket32"), FIXTURE_NO_IA32);
 		return;
 	}
 	assert_int_equal(unconfined, 0);

@@ -2,6 +2,9 @@
 #ifndef CONFINE_PROBES_H
 #define CONFINE_PROBES_H
 
+/* socket32's exit when int 0x80 faults: the kernel has no IA-32 entry. */
+#define FIXTURE_NO_IA32 200
+
 int probe_meta(int argc, char **argv);     /* meta OP PATH */
 int probe_host(int argc, char **argv);     /* host OP */
 int probe_surface(int argc, char **argv);  /* surface OP */
