@@ -150,10 +150,6 @@ make_base(const char *fstype, const char *opt, const char *controller,
 	return fd < 0 ? -errno : fd;
 }
 
-/* Empty job cgroups kept for reuse: the helper is single-threaded. */
-#define POOL 32
-static char pool[POOL][24];
-static int npool;
 
 void
 cgroup_env_init(struct cgroup_env *env)
@@ -165,10 +161,9 @@ cgroup_env_init(struct cgroup_env *env)
 	snprintf(env->name, sizeof(env->name), "confine.%ld", (long)getpid());
 	fd = make_base("cgroup2", NULL, NULL, env->name);
 	env->v2 = fd < 0 ? -1 : fd;
-	fd = make_base("cgroup", "memory", "memory", env->name);
-	env->memory = fd < 0 ? -1 : fd;
-	fd = make_base("cgroup", "pids", "pids", env->name);
-	env->pids = fd < 0 ? -1 : fd;
+	/* Without it (no memory) no v1 level is made, no empty one kept. */
+	if ((env->kept = calloc(1, sizeof(*env->kept))) != NULL)
+		env->kept->memory = env->kept->pids = -1;
 	env->v2_kill = env->v2 >= 0 &&
 	    fstatat(env->v2, "cgroup.kill", &st, 0) == 0;
 	if (env->v2 >= 0 && !env->v2_kill) {
@@ -179,6 +174,35 @@ cgroup_env_init(struct cgroup_env *env)
 			unlinkat(env->v2, "probe", AT_REMOVEDIR);
 		}
 	}
+}
+
+static void
+v1_made(const struct cgroup_env *env)
+{
+	struct cgroup_kept *k = env->kept;
+	int fd;
+
+	if (k == NULL || k->made)
+		return;
+	k->made = true;
+	fd = make_base("cgroup", "memory", "memory", env->name);
+	k->memory = fd < 0 ? -1 : fd;
+	fd = make_base("cgroup", "pids", "pids", env->name);
+	k->pids = fd < 0 ? -1 : fd;
+}
+
+int
+cgroup_env_memory(const struct cgroup_env *env)
+{
+	v1_made(env);
+	return env->kept != NULL ? env->kept->memory : -1;
+}
+
+int
+cgroup_env_pids(const struct cgroup_env *env)
+{
+	v1_made(env);
+	return env->kept != NULL ? env->kept->pids : -1;
 }
 
 static void
@@ -197,11 +221,16 @@ remove_base(int *fd, const char *name)
 void
 cgroup_env_fini(struct cgroup_env *env)
 {
-	while (npool > 0 && env->v2 >= 0)
-		(void)unlinkat(env->v2, pool[--npool], AT_REMOVEDIR);
+	while (env->kept != NULL && env->kept->npool > 0 && env->v2 >= 0)
+		(void)unlinkat(env->v2, env->kept->pool[--env->kept->npool],
+		    AT_REMOVEDIR);
 	remove_base(&env->v2, env->name);
-	remove_base(&env->memory, env->name);
-	remove_base(&env->pids, env->name);
+	if (env->kept != NULL) {
+		remove_base(&env->kept->memory, env->name);
+		remove_base(&env->kept->pids, env->name);
+		free(env->kept);
+		env->kept = NULL;
+	}
 }
 
 static int
@@ -267,18 +296,22 @@ cgroup_job_create(const struct cgroup_env *env, struct cgroup_job *job,
     int64_t memory, int64_t processes, const char **why)
 {
 	static unsigned seq;  /* the helper is single-threaded */
+	int mem_base = memory > 0 ? cgroup_env_memory(env) : -1;
+	int pids_base = processes > 0 ? cgroup_env_pids(env) : -1;
 	char value[32];
 	int rc = 0;
 
 	job_init(job);
 	*why = NULL;
-	if (memory > 0 && env->memory < 0) {
+	if (memory > 0 && mem_base < 0) {
 		*why = "a memory bound needs a memory cgroup, not available here";
 		return -ENOTSUP;
 	}
-	if (env->v2 >= 0 && npool > 0) {
+	job->kept = env->kept;
+	if (env->v2 >= 0 && env->kept != NULL && env->kept->npool > 0) {
 		/* An empty one kept from an earlier job: no mkdir to wait for. */
-		memcpy(job->name, pool[--npool], sizeof(job->name));
+		memcpy(job->name, env->kept->pool[--env->kept->npool],
+		    sizeof(job->name));
 		job->procs[0] = open_at(env->v2, job->name, "cgroup.procs",
 		    O_WRONLY);
 		rc = job->procs[0] < 0 ? job->procs[0] : 0;
@@ -310,23 +343,23 @@ cgroup_job_create(const struct cgroup_env *env, struct cgroup_job *job,
 			    O_WRONLY);
 	}
 	if (memory > 0) {
-		if ((rc = make_job(env->memory, job->name, &job->procs[1])) != 0)
+		if ((rc = make_job(mem_base, job->name, &job->procs[1])) != 0)
 			goto fail_memory;
-		job->memory = env->memory;
+		job->memory = mem_base;
 		snprintf(value, sizeof(value), "%lld", (long long)memory);
-		if ((rc = write_at(env->memory, job->name,
+		if ((rc = write_at(mem_base, job->name,
 		    "memory.limit_in_bytes", value)) != 0)
 			goto fail_memory;
 		/* With swap accounting, swap must not extend the bound. */
-		(void)write_at(env->memory, job->name,
+		(void)write_at(mem_base, job->name,
 		    "memory.memsw.limit_in_bytes", value);
 	}
-	if (processes > 0 && env->pids >= 0) {
-		if ((rc = make_job(env->pids, job->name, &job->procs[2])) != 0)
+	if (processes > 0 && pids_base >= 0) {
+		if ((rc = make_job(pids_base, job->name, &job->procs[2])) != 0)
 			goto fail_pids;
-		job->pids = env->pids;
+		job->pids = pids_base;
 		snprintf(value, sizeof(value), "%lld", (long long)processes);
-		if ((rc = write_at(env->pids, job->name, "pids.max", value)) != 0)
+		if ((rc = write_at(pids_base, job->name, "pids.max", value)) != 0)
 			goto fail_pids;
 	}
 	return 0;
@@ -350,7 +383,8 @@ cgroup_job_destroy(struct cgroup_job *job)
 	 * that was (CLONE_INTO_CGROUP) is killed at once on this kernel, as
 	 * if forked during the kill; observed, see cgroup_test.
 	 */
-	bool keep = job->v2 >= 0 && !job->killed && npool < POOL &&
+	bool keep = job->v2 >= 0 && !job->killed && job->kept != NULL &&
+	    job->kept->npool < CGROUP_POOL &&
 	    cgroup_job_populated(job) == 0;
 
 	for (i = 0; i < CGROUP_JOINS; i++)
@@ -359,7 +393,8 @@ cgroup_job_destroy(struct cgroup_job *job)
 	fd_closep(&job->kill);
 	fd_closep(&job->dir);
 	if (keep)
-		memcpy(pool[npool++], job->name, sizeof(job->name));
+		memcpy(job->kept->pool[job->kept->npool++], job->name,
+		    sizeof(job->name));
 	/* A cgroup still in use stays: rmdir says EBUSY and nothing is lost. */
 	else if (job->v2 >= 0)
 		(void)unlinkat(job->v2, job->name, AT_REMOVEDIR);

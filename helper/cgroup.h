@@ -18,12 +18,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define CGROUP_POOL 32
+
+/*
+ * What the helper's cgroups keep that changes as jobs come, reached
+ * through a const env: the v1 memory and pids levels, made at the first
+ * job with a bound that needs them, not at every helper's start (a
+ * confine-run of one job without bounds never makes them; -1 when
+ * unavailable); and the empty job cgroups kept for reuse.
+ */
+struct cgroup_kept {
+	bool made;       /* the v1 levels tried: made, or found unavailable */
+	int memory;      /* directory fd: <v1 memory mount><own>/confine.<pid> */
+	int pids;        /* the v1 pids controller's, likewise */
+	char pool[CGROUP_POOL][24];
+	int npool;
+};
+
 /* The helper's own cgroups, one per hierarchy, each -1 when unavailable. */
 struct cgroup_env {
 	int v2;          /* directory fd: <v2 mount><own cgroup>/confine.<pid> */
 	bool v2_kill;    /* cgroup.kill exists (Linux 5.14) */
-	int memory;      /* v1 memory controller, likewise */
-	int pids;        /* v1 pids controller, likewise */
+	struct cgroup_kept *kept; /* NULL: none (out of memory, or no
+	                             cgroups: the macOS path) */
 	char name[40];
 };
 
@@ -37,10 +54,14 @@ struct cgroup_job {
 	int kill;                /* v2 cgroup.kill, or -1 */
 	bool killed;             /* cgroup.kill was written: never reused */
 	int procs[CGROUP_JOINS]; /* cgroup.procs to join, or -1 */
+	struct cgroup_kept *kept; /* its env's, to give an empty one back */
 };
 
-/* Creates the helper's cgroups where it can; never fails. */
+/* Creates the helper's v2 cgroup where it can; never fails. */
 void cgroup_env_init(struct cgroup_env *env);
+/* The v1 memory and pids levels, made at the first call: fd or -1. */
+int cgroup_env_memory(const struct cgroup_env *env);
+int cgroup_env_pids(const struct cgroup_env *env);
 /* Removes them (they are empty by then). */
 void cgroup_env_fini(struct cgroup_env *env);
 

@@ -627,13 +627,13 @@ plan_limits(struct plan *p, struct job *j, const struct confine_spec *s,
 {
 #ifdef __linux__
 	/* None for the macOS path: as where there are no cgroups. */
-	static const struct cgroup_env none = { -1, false, -1, -1, "" };
+	static const struct cgroup_env none = { -1, false, NULL, "" };
 	const struct cgroup_env *cg = env->group_proof_only ? &none : &env->cg;
 	int rc, i;
 
 	p->child.subreaper = !env->group_proof_only;
 	/* Refused before any cgroup is made. */
-	if (s->limits.processes > 0 && cg->pids < 0) {
+	if (s->limits.processes > 0 && cgroup_env_pids(cg) < 0) {
 		if (geteuid() == 0)
 			REFUSE(-ENOTSUP, "a process bound for root needs a pids "
 			    "cgroup, not available here");

@@ -86,8 +86,53 @@ cgroups_are_available_here(void **state)
 {
 	assert_true(jr_env.cg.v2 >= 0);
 	assert_true(jr_env.cg.v2_kill);
-	assert_true(jr_env.cg.memory >= 0);
-	assert_true(jr_env.cg.pids >= 0);
+	assert_true(cgroup_env_memory(&jr_env.cg) >= 0);
+	assert_true(cgroup_env_pids(&jr_env.cg) >= 0);
+}
+
+/*
+ * The v1 memory and pids levels are made at the first job with a bound,
+ * not at the helper's start: a job without one leaves them unmade. In a
+ * child, so that its levels (named by its pid) are its own, and its pool
+ * of empty job cgroups too (the pool is the env's, not the process's).
+ */
+static void
+v1_levels_wait_for_a_bound(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct job_env env;
+	struct jr j;
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (job_env_init(&env) != 0 || env.cg.kept == NULL)
+			_exit(10);
+		if (env.cg.kept->made || env.cg.kept->memory != -1 ||
+		    env.cg.kept->pids != -1)
+			_exit(11);
+		jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+		jr_run_env(&j, &env);
+		if (j.rc != 0 || j.r.outcome != CONFINE_COMPLETED ||
+		    env.cg.kept->made)
+			_exit(12);
+		jr_free(&j);
+		jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+		j.spec.limits.memory = 256 * 1024 * 1024;
+		jr_run_env(&j, &env);
+		if (j.rc != 0 || j.r.outcome != CONFINE_COMPLETED ||
+		    !env.cg.kept->made || env.cg.kept->memory < 0 ||
+		    env.cg.kept->pids < 0)
+			_exit(13);
+		jr_free(&j);
+		job_env_fini(&env);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static void
@@ -231,7 +276,7 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 		if (setgid(user) != 0 || setuid(user) != 0)
 			_exit(100);
 		job_env_init(&env);
-		if (env.cg.pids >= 0)
+		if (cgroup_env_pids(&env.cg) >= 0)
 			_exit(101);  /* a user should not be able to */
 		memset(&s, 0, sizeof(s));
 		s.exe = fixture;
@@ -448,6 +493,7 @@ main(void)
 		cmocka_unit_test(cgroups_are_available_here),
 		cmocka_unit_test(cgroups_of_a_dead_helper_are_removed),
 		T(healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes),
+		T(v1_levels_wait_for_a_bound),
 		T(job_runs_in_its_own_cgroup),
 		T(a_job_after_a_killed_one_is_not_killed),
 		T(escaped_descendant_is_found_by_the_cgroup),

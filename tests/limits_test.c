@@ -107,8 +107,8 @@ bounds_that_cannot_be_applied_are_refused(void **state)
 
 	/* No cgroups in this sandbox: no memory bound, no process bound
 	 * for root (RLIMIT_NPROC does not bind it). */
-	assert_int_equal(jr_env.cg.memory, -1);
-	assert_int_equal(jr_env.cg.pids, -1);
+	assert_int_equal(cgroup_env_memory(&jr_env.cg), -1);
+	assert_int_equal(cgroup_env_pids(&jr_env.cg), -1);
 	jr_init(&j, LL, d->scratch, "write", marker, NULL);
 	j.spec.limits.memory = 64 * MIB;
 	jr_run(&j);
