@@ -186,6 +186,8 @@ has_children(const struct shep *s)
 }
 
 #define SWEEP_NS (10000 * 1000000LL)
+#define SWEEP_POLL_MS 10
+#define REAP_POLL_MS 1000
 
 /*
  * SIGKILL to every child. They are ours and unreaped, so no pid here can
@@ -562,8 +564,13 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 			pfd[n].fd = s.errp;
 			pfd[n++].events = POLLIN;
 		}
-		/* Sweeping, look again soon even if no child died. */
-		rc = poll(pfd, n, s.sweeping ? 10 : -1);
+		/*
+		 * Sweeping, look again soon even if no child died; else once a
+		 * second all the same: an exit whose SIGCHLD did not wake us
+		 * (seen once under ThreadSanitizer, which defers handlers) is
+		 * then late by a second, never missed until the next one.
+		 */
+		rc = poll(pfd, n, s.sweeping ? SWEEP_POLL_MS : REAP_POLL_MS);
 		if (rc < 0)
 			continue;  /* EINTR: the self-pipe has the news */
 		if (n > 2 && pfd[2].revents != 0)
@@ -573,6 +580,8 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 			reap(&s);
 		} else if (rc == 0 && s.sweeping) {
 			sweep(&s);
+		} else if (rc == 0 && !s.reaped) {
+			reap(&s);
 		}
 		/* A command, or EOF: the helper released us or is gone. */
 		if (pfd[0].revents != 0) {
