@@ -178,7 +178,7 @@ deadline_with_cgroups_cancels_and_the_escaped_one_dies(void **state)
 	long pid, pgid, sid;
 
 	jr_init(&j, LL, d->scratch, "setsid", "30000", "then-sleep", NULL);
-	j.spec.deadline_ms = 200;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);

@@ -277,10 +277,10 @@ deadline_cancels_and_the_group_is_gone(void **state)
 	pid_t pid;
 
 	jr_init(&j, cfg.backend, d->scratch, "pid-sleep", "30000", NULL);
-	j.spec.deadline_ms = 200;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
-	assert_true(j.elapsed_ms >= 200);
+	assert_true(j.elapsed_ms >= TU_DEADLINE_AFTER_START_MS);
 	assert_int_equal(j.r.signal, SIGKILL);
 	pid = (pid_t)atol(j.out);
 	assert_true(pid > 1);

@@ -81,7 +81,7 @@ escaped_descendant_under_a_deadline_is_cancelled_and_killed(void **state)
 	pid_t pid;
 
 	jr_init(&j, LL, d->scratch, "setsid", "30000", "then-sleep", NULL);
-	j.spec.deadline_ms = 200;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	pid = leftover(&j, &pgid);

@@ -556,7 +556,7 @@ deadline_kill_eperm_is_kill_ambiguous(void **state)
 	kill_fail_sig = SIGKILL;
 	kill_fail_errno = EPERM;
 	jr_init(&j, LL, d->scratch, "pid-sleep", "30000", NULL);
-	j.spec.deadline_ms = 100;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	run_faked(&j);
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_KILL_AMBIGUOUS);
 	assert_int_equal(j.r.error, EPERM);

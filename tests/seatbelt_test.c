@@ -371,10 +371,10 @@ settlement_is_the_same_through_the_launcher(void **state)
 	jr_free(&j);
 
 	jr_init(&j, SB, c->scratch, "pid-sleep", "30000", NULL);
-	j.spec.deadline_ms = 150;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
-	assert_true(j.elapsed_ms >= 150);
+	assert_true(j.elapsed_ms >= TU_DEADLINE_AFTER_START_MS);
 	assert_true(tu_gone((pid_t)atol(j.out)));
 	jr_free(&j);
 }

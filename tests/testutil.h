@@ -9,6 +9,13 @@
 #include <stdarg.h>
 
 /*
+ * The deadline for a job whose test reads what it printed first (its pid,
+ * its new session): long enough that it has started and said so on a slow
+ * machine under a sanitizer. A margin, not a measure; nothing asserts it.
+ */
+#define TU_DEADLINE_AFTER_START_MS 1500
+
+/*
  * argv for the fixture: "fixture" then the strings of ap up to NULL, at
  * most max - 1 entries in all, NULL-terminated. Returns the count.
  */
