@@ -5,10 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper/cgroup.h"
+#include "src/clock.h"
 #include "src/fd.h"
 
 /*
@@ -89,47 +93,167 @@ own_cgroup(const char *controller, char *out, size_t len)
 	return found;
 }
 
-/*
- * A helper killed outright leaves its cgroups behind. Remove those of
- * helpers that are gone: their job cgroups first (rmdir fails, harmlessly,
- * on one still in use).
- */
-static void
-sweep_stale(const char *parent)
+static int
+write_at(int dir, const char *name, const char *file, const char *value)
 {
-	struct dirent *e, *f;
-	char *end;
-	DIR *d, *sub;
+	char path[64];
+	int fd, rc = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", name, file);
+	fd = openat(dir, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	if (n != (ssize_t)strlen(value))
+		rc = n < 0 ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
+
+static int
+open_at(int dir, const char *name, const char *file, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", name, file);
+	fd = openat(dir, path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A helper's directory is its own while it holds an flock on it: taken at
+ * once, kept by the helper and the shepherds it forks (they inherit the
+ * descriptor), let go by the kernel when the last of them dies. The pid in
+ * the name says nothing: two helpers in two pid namespaces may share a pid
+ * and a parent cgroup (Bazel's sandbox does), and a dead helper's pid may
+ * be another process's by now.
+ */
+static bool
+claim(int fd)
+{
+	return flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+/* SIGKILL to each process listed in <dir>/<name>/cgroup.procs. */
+static void
+kill_listed(int dir, const char *name)
+{
+	char path[64];
+	FILE *f;
 	long pid;
 	int fd;
 
-	d = opendir(parent);
-	if (d == NULL)
+	snprintf(path, sizeof(path), "%s/cgroup.procs", name);
+	if ((fd = openat(dir, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, "confine.", 8) != 0)
-			continue;
-		pid = strtol(e->d_name + 8, &end, 10);
-		if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		sub = fdopendir(fd);
-		while (sub != NULL && (f = readdir(sub)) != NULL)
-			if (strncmp(f->d_name, "job.", 4) == 0)
-				(void)unlinkat(fd, f->d_name, AT_REMOVEDIR);
-		if (sub != NULL)
-			closedir(sub);
-		else
-			close(fd);
-		(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return;
+	}
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (pid > 1)
+			(void)kill((pid_t)pid, SIGKILL);
+	fclose(f);
+}
+
+#define STALE_TRIES 200          /* x 10 ms: a dead helper's jobs dying */
+
+/*
+ * What a dead helper left in its directory: every job cgroup's processes
+ * killed (cgroup.kill, else each listed process: a v1 hierarchy, or a
+ * kernel before 5.14), then the cgroups removed as they empty. One that
+ * will not empty stays, for the next helper to try.
+ */
+static void
+empty_stale(int dir)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct dirent *e;
+	int i, left = 1;
+	DIR *d;
+
+	if ((d = fdopendir(openat(dir, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC))) == NULL)
+		return;
+	for (i = 0; i < STALE_TRIES && left > 0; i++) {
+		rewinddir(d);
+		left = 0;
+		while ((e = readdir(d)) != NULL) {
+			if (strncmp(e->d_name, "job.", 4) != 0)
+				continue;
+			if (i == 0 && write_at(dir, e->d_name, "cgroup.kill",
+			    "1") != 0)
+				kill_listed(dir, e->d_name);
+			else if (i > 0 && i % 10 == 0)
+				kill_listed(dir, e->d_name);
+			if (unlinkat(dir, e->d_name, AT_REMOVEDIR) != 0 &&
+			    errno != ENOENT)
+				left++;
+		}
+		if (left > 0)
+			nanosleep(&ts, NULL);
 	}
 	closedir(d);
 }
 
-/* <mount><own>/<name>, created; its directory fd or -errno. */
+/*
+ * Whether name is as pick_name makes them: only those are claimed, never
+ * a directory someone else named confine.*, nor one of an older helper
+ * that does not hold its claim.
+ */
+static bool
+base_name(const char *name)
+{
+	size_t digits, hex;
+
+	if (strncmp(name, "confine.", 8) != 0)
+		return false;
+	name += 8;
+	digits = strspn(name, "0123456789");
+	if (digits == 0 || name[digits] != '.')
+		return false;
+	name += digits + 1;
+	hex = strspn(name, "0123456789abcdef");
+	return hex == 16 && name[hex] == '\0';
+}
+
+/*
+ * The directories of helpers that are gone, found beside ours: what their
+ * jobs left running is killed (their shepherds died with them, or nothing
+ * would be left), and the directories removed.
+ */
+static void
+sweep_stale(const char *parent)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if ((d = opendir(parent)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (!base_name(e->d_name))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (claim(fd)) {
+			empty_stale(fd);
+			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * <mount><own>/<name>, made fresh and claimed; its directory fd, or
+ * -errno (-EEXIST: the name is taken, which a random name makes all but
+ * impossible). Claimed and still there: a sweeping helper may have taken
+ * and removed it between the mkdir and the flock.
+ */
 static int
 make_base(const char *fstype, const char *opt, const char *controller,
     const char *name)
@@ -144,22 +268,44 @@ make_base(const char *fstype, const char *opt, const char *controller,
 	sweep_stale(path[0] ? path : "/");
 	snprintf(path, sizeof(path), "%s%s/%s", mnt,
 	    strcmp(own, "/") == 0 ? "" : own, name);
-	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+	if (mkdir(path, 0755) != 0)
 		return -errno;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (!claim(fd) || faccessat(fd, "cgroup.procs", F_OK, 0) != 0) {
+		close(fd);
+		return -EAGAIN;
+	}
+	return fd;
 }
 
+/* confine.<pid>.<random>: the pid for people, the rest for uniqueness. */
+static void
+pick_name(char *out, size_t len)
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint64_t)clock_ns() ^ ((uint64_t)getpid() << 32);
+	snprintf(out, len, "confine.%ld.%016llx", (long)getpid(),
+	    (unsigned long long)r);
+}
+
+#define BASE_TRIES 4
 
 void
 cgroup_env_init(struct cgroup_env *env)
 {
 	struct stat st;
-	int fd;
+	int fd, i;
 
 	memset(env, 0, sizeof(*env));
-	snprintf(env->name, sizeof(env->name), "confine.%ld", (long)getpid());
-	fd = make_base("cgroup2", NULL, NULL, env->name);
+	for (i = 0, fd = -EEXIST; i < BASE_TRIES &&
+	    (fd == -EEXIST || fd == -EAGAIN); i++) {
+		pick_name(env->name, sizeof(env->name));
+		fd = make_base("cgroup2", NULL, NULL, env->name);
+	}
 	env->v2 = fd < 0 ? -1 : fd;
 	/* Without it (no memory) no v1 level is made, no empty one kept. */
 	if ((env->kept = calloc(1, sizeof(*env->kept))) != NULL)
@@ -231,35 +377,6 @@ cgroup_env_fini(struct cgroup_env *env)
 		free(env->kept);
 		env->kept = NULL;
 	}
-}
-
-static int
-write_at(int dir, const char *name, const char *file, const char *value)
-{
-	char path[64];
-	int fd, rc = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", name, file);
-	fd = openat(dir, path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, value, strlen(value));
-	if (n != (ssize_t)strlen(value))
-		rc = n < 0 ? -errno : -EIO;
-	close(fd);
-	return rc;
-}
-
-static int
-open_at(int dir, const char *name, const char *file, int flags)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", name, file);
-	fd = openat(dir, path, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
 }
 
 /* One job cgroup in a hierarchy: mkdir, and its cgroup.procs to join. */

@@ -11,6 +11,11 @@
  * pids controllers are v1's, and a job gets a cgroup in each of those too.
  * On a pure v2 hierarchy with those controllers delegated they are not
  * used yet: the bounds are refused there (docs/linux-contract.md).
+ *
+ * The helper's directory in each hierarchy is confine.<pid>.<random>, an
+ * flock on it held for the helper's life (and its shepherds'). A helper's
+ * start kills what dead helpers' jobs left running beside it and removes
+ * their cgroups: those whose flock it can take.
  */
 #ifndef CONFINE_CGROUP_H
 #define CONFINE_CGROUP_H
@@ -29,7 +34,7 @@
  */
 struct cgroup_kept {
 	bool made;       /* the v1 levels tried: made, or found unavailable */
-	int memory;      /* directory fd: <v1 memory mount><own>/confine.<pid> */
+	int memory;      /* directory fd: <v1 memory mount><own>/<name> */
 	int pids;        /* the v1 pids controller's, likewise */
 	char pool[CGROUP_POOL][24];
 	int npool;
@@ -37,11 +42,11 @@ struct cgroup_kept {
 
 /* The helper's own cgroups, one per hierarchy, each -1 when unavailable. */
 struct cgroup_env {
-	int v2;          /* directory fd: <v2 mount><own cgroup>/confine.<pid> */
+	int v2;          /* directory fd: <v2 mount><own>/<name>, claimed */
 	bool v2_kill;    /* cgroup.kill exists (Linux 5.14) */
 	struct cgroup_kept *kept; /* NULL: none (out of memory, or no
 	                             cgroups: the macOS path) */
-	char name[40];
+	char name[40];   /* confine.<pid>.<16 hex digits>, in every hierarchy */
 };
 
 #define CGROUP_JOINS 3   /* v2, memory, pids */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -301,11 +302,14 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 	free(scratch);
 }
 
-/* A helper killed outright leaves its cgroups; the next one clears them. */
+/*
+ * A helper killed outright leaves its cgroups; the next one clears them,
+ * and only those named as a helper names its own: not another's confine.*.
+ */
 static void
 cgroups_of_a_dead_helper_are_removed(void **state)
 {
-	char name[64], job[96];
+	char name[64], job[96], other[64];
 	struct job_env env;
 	pid_t dead = fork(), pid;
 	int status;
@@ -314,11 +318,14 @@ cgroups_of_a_dead_helper_are_removed(void **state)
 	if (dead == 0)
 		_exit(0);
 	assert_int_equal(waitpid(dead, NULL, 0), dead);
-	snprintf(name, sizeof(name), "../confine.%ld", (long)dead);
+	snprintf(name, sizeof(name), "../confine.%ld.0123456789abcdef",
+	    (long)dead);
 	snprintf(job, sizeof(job), "%s/job.1", name);
+	snprintf(other, sizeof(other), "../confine.%ld", (long)dead);
 	/* Beside our own helper's directory, as a dead helper's would be. */
 	assert_int_equal(mkdirat(jr_env.cg.v2, name, 0755), 0);
 	assert_int_equal(mkdirat(jr_env.cg.v2, job, 0755), 0);
+	assert_int_equal(mkdirat(jr_env.cg.v2, other, 0755), 0);
 	/* Another helper starts: a child, so that its cgroups are its own. */
 	pid = fork();
 	assert_true(pid >= 0);
@@ -331,8 +338,115 @@ cgroups_of_a_dead_helper_are_removed(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_int_equal(faccessat(jr_env.cg.v2, name, F_OK, 0), -1);
 	assert_int_equal(errno, ENOENT);
+	assert_int_equal(faccessat(jr_env.cg.v2, other, F_OK, 0), 0);
+	assert_int_equal(unlinkat(jr_env.cg.v2, other, AT_REMOVEDIR), 0);
 	/* Ours, alive, is left alone. */
 	assert_int_equal(faccessat(jr_env.cg.v2, ".", F_OK, 0), 0);
+}
+
+/*
+ * Two helpers with one pid in one parent cgroup (two pid namespaces, as
+ * in Bazel's sandbox; here one process, twice): each has a directory of
+ * its own, and a third's start leaves both, and their jobs', alone.
+ */
+static void
+helpers_that_share_a_pid_keep_their_own_cgroups(void **state)
+{
+	struct cgroup_env a, b, c;
+	struct cgroup_job ja;
+	const char *why = NULL;
+	char path[96];
+
+	cgroup_env_init(&a);
+	cgroup_env_init(&b);
+	assert_true(a.v2 >= 0 && b.v2 >= 0);
+	assert_string_not_equal(a.name, b.name);
+	assert_int_equal(cgroup_job_create(&a, &ja, 0, 0, &why), 0);
+	cgroup_env_init(&c);
+	assert_true(c.v2 >= 0);
+	snprintf(path, sizeof(path), "../%s/%s", a.name, ja.name);
+	assert_int_equal(faccessat(c.v2, path, F_OK, 0), 0);
+	snprintf(path, sizeof(path), "../%s", b.name);
+	assert_int_equal(faccessat(c.v2, path, F_OK, 0), 0);
+	cgroup_job_destroy(&ja);
+	cgroup_env_fini(&c);
+	cgroup_env_fini(&b);
+	cgroup_env_fini(&a);
+}
+
+/*
+ * A helper dead with its shepherds leaves a job running in its cgroup:
+ * the next helper to start beside it kills the job and removes the
+ * cgroups. The job is ours to reap (we are the subreaper meanwhile): its
+ * status says who ended it.
+ */
+static void
+a_dead_helpers_running_job_is_killed_by_the_next(void **state)
+{
+	struct cgroup_env next;
+	char name[sizeof(next.name)], path[128];
+	int pipefd[2], status;
+	pid_t helper, next_helper, job = 0;
+
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	assert_int_equal(pipe(pipefd), 0);
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0) {
+		struct cgroup_env env;
+		struct cgroup_job j;
+		const char *why;
+		pid_t p;
+
+		cgroup_env_init(&env);
+		if (env.v2 < 0 || cgroup_job_create(&env, &j, 0, 0, &why) != 0)
+			_exit(1);
+		if ((p = fork()) == 0) {
+			if (cgroup_join(j.procs) != 0)
+				_exit(1);
+			/* Its exec closes the helper's claim, as a job's does. */
+			execl("/bin/sleep", "sleep", "60", (char *)NULL);
+			_exit(127);
+		}
+		if (write(pipefd[1], &p, sizeof(p)) != sizeof(p) ||
+		    write(pipefd[1], env.name, sizeof(env.name)) !=
+		    sizeof(env.name))
+			_exit(1);
+		_exit(0);  /* killed outright: nothing removed */
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], &job, sizeof(job)), sizeof(job));
+	assert_int_equal(read(pipefd[0], name, sizeof(name)), sizeof(name));
+	close(pipefd[0]);
+	assert_int_equal(waitpid(helper, &status, 0), helper);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(job > 1);
+	/* Unended by its helper's death: still running, now ours. */
+	usleep(100 * 1000);
+	assert_int_equal(waitpid(job, &status, WNOHANG), 0);
+	/*
+	 * The next helper: a child, so that we can reap the job while it
+	 * sweeps (a killed job's cgroup is busy until its zombie is reaped).
+	 */
+	next_helper = fork();
+	assert_true(next_helper >= 0);
+	if (next_helper == 0) {
+		cgroup_env_init(&next);
+		_exit(next.v2 < 0 ? 2 : 0);
+	}
+	assert_int_equal(waitpid(job, &status, 0), job);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(waitpid(next_helper, &status, 0), next_helper);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/*
+	 * Its directory goes once the job is reaped: by this sweep, or by
+	 * another helper's starting beside us at the same time.
+	 */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/../%s", jr_env.cg.v2,
+	    name);
+	assert_true(tu_path_gone(path));
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
 }
 
 /*
@@ -492,6 +606,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cgroups_are_available_here),
 		cmocka_unit_test(cgroups_of_a_dead_helper_are_removed),
+		cmocka_unit_test(helpers_that_share_a_pid_keep_their_own_cgroups),
+		cmocka_unit_test(a_dead_helpers_running_job_is_killed_by_the_next),
 		T(healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes),
 		T(v1_levels_wait_for_a_bound),
 		T(job_runs_in_its_own_cgroup),
@@ -508,6 +624,7 @@ main(void)
 	};
 	int rc;
 
+	(void)tu_own_cgroup();  /* cgroups_are_available_here says if not */
 	jr_setup();
 	plain = tu_runfile("tests/plain_fixture");
 	rc = cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);

@@ -94,7 +94,17 @@ helper_killed_with_a_hundred_jobs_in_flight(void **state)
 static void
 host_killed_with_a_hundred_jobs_in_flight(void **state)
 {
-	hu_kill_host("exec", scratch, HUNDRED);
+	hu_kill_host("exec", scratch, HUNDRED, false);
+}
+
+/*
+ * The host and its helper killed at once: the shepherds, seeing the
+ * helper's end of their sockets close, kill their groups. Nothing left.
+ */
+static void
+host_and_helper_killed_at_once_with_a_hundred_jobs(void **state)
+{
+	hu_kill_host("exec", scratch, HUNDRED, true);
 }
 
 /* Out of descriptors, a spawn is refused; the helper goes on serving. */
@@ -321,6 +331,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(helper_killed_with_a_hundred_jobs_in_flight),
 		cmocka_unit_test(host_killed_with_a_hundred_jobs_in_flight),
+		cmocka_unit_test(host_and_helper_killed_at_once_with_a_hundred_jobs),
 		cmocka_unit_test(helper_out_of_descriptors_refuses_and_recovers),
 		cmocka_unit_test(bounded_tree_under_a_deadline_is_cancelled_and_gone),
 		cmocka_unit_test(stopped_job_under_a_deadline_is_cancelled),

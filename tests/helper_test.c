@@ -684,7 +684,7 @@ host_killed_midflight(const char *mode)
 {
 	char *scratch = tu_mkdtemp("scratch");
 
-	hu_kill_host(mode, scratch, LOSE);
+	hu_kill_host(mode, scratch, LOSE, false);
 	free(scratch);
 }
 

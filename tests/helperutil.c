@@ -302,9 +302,8 @@ hu_gone(pid_t who)
 	return false;
 }
 
-/* The helper's children: its shepherds, one per job. */
-static int
-children_of(pid_t pid, pid_t *out, int cap)
+int
+hu_children_of(pid_t pid, pid_t *out, int cap)
 {
 	char path[96], *s, *p, *end;
 	int n = 0;
@@ -325,7 +324,7 @@ children_of(pid_t pid, pid_t *out, int cap)
 }
 
 void
-hu_kill_host(const char *mode, const char *scratch, int n)
+hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 {
 	pid_t *pids = calloc((size_t)n + 1, sizeof(pid_t));
 	pid_t *pgids = calloc((size_t)n, sizeof(pid_t));
@@ -344,7 +343,7 @@ hu_kill_host(const char *mode, const char *scratch, int n)
 		assert_int_not_equal(pgids[i], pids[i + 1]);
 		assert_int_not_equal(pgids[i], getpgrp());
 	}
-	nshep = children_of(pids[0], shepherds, n);
+	nshep = hu_children_of(pids[0], shepherds, n);
 	assert_int_equal(nshep, n);
 	for (i = 0; i < n; i++) {
 		int k = 0;
@@ -354,6 +353,8 @@ hu_kill_host(const char *mode, const char *scratch, int n)
 		assert_true(k < nshep);
 	}
 	assert_int_equal(kill(host, SIGKILL), 0);
+	if (helper_too)
+		assert_int_equal(kill(pids[0], SIGKILL), 0);
 	assert_int_equal(waitpid(host, NULL, 0), host);
 	assert_true(hu_gone(pids[0]));
 	for (i = 0; i < n; i++) {

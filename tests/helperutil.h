@@ -53,10 +53,15 @@ pid_t hu_host(const char *mode, const char *scratch, int n, pid_t *pids);
 
 /*
  * Starts tests/host in mode with n sleeping jobs, kills the host with
- * SIGKILL and asserts that nothing of it outlives it: not the helper, not
- * a shepherd, not a job, not a process in any job's group.
+ * SIGKILL (and at once its helper too, when helper_too) and asserts that
+ * nothing of it outlives it: not the helper, not a shepherd, not a job,
+ * not a process in any job's group.
  */
-void hu_kill_host(const char *mode, const char *scratch, int n);
+void hu_kill_host(const char *mode, const char *scratch, int n,
+    bool helper_too);
+
+/* pid's children (its first thread's), at most cap: a helper's shepherds. */
+int hu_children_of(pid_t pid, pid_t *out, int cap);
 
 /* A request for the fixture with argv, as it goes on the wire: no fds. */
 void hu_spec(struct confine_spec *s, const char *const *argv, const char *scratch);

@@ -224,6 +224,101 @@ tu_closed_port(int *fd)
 	return ntohs(sin.sin_port);
 }
 
+char *
+tu_v2_mount(void)
+{
+	char *text = tu_slurp("/proc/self/mountinfo", NULL), *line, *next;
+	char *found = NULL, mnt[512], type[64];
+
+	if (text == NULL)
+		return NULL;
+	for (line = text; line != NULL && found == NULL; line = next) {
+		const char *dash;
+
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		dash = strstr(line, " - ");
+		if (dash != NULL && sscanf(dash, " - %63s", type) == 1 &&
+		    strcmp(type, "cgroup2") == 0 &&
+		    sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1)
+			found = strdup(mnt);
+	}
+	free(text);
+	return found;
+}
+
+static char *own_cgroup_parent, *own_cgroup_dir;
+
+static bool
+write_pid(const char *dir)
+{
+	char path[1200], pid[24];
+	int fd, n;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return false;
+	ok = write(fd, pid, (size_t)n) == n;
+	close(fd);
+	return ok;
+}
+
+static void
+leave_cgroup(void)
+{
+	if (write_pid(own_cgroup_parent))
+		(void)rmdir(own_cgroup_dir);
+}
+
+bool
+tu_own_cgroup(void)
+{
+	char *mnt = tu_v2_mount(), *text = tu_slurp("/proc/self/cgroup", NULL);
+	char *line, *end, dir[1100], parent[1024];
+
+	line = text == NULL ? NULL : strncmp(text, "0::", 3) == 0 ? text :
+	    strstr(text, "\n0::");
+	if (mnt == NULL || line == NULL) {
+		free(mnt);
+		free(text);
+		return false;
+	}
+	line = strstr(line, "::") + 2;
+	if ((end = strchr(line, '\n')) != NULL)
+		*end = '\0';
+	snprintf(parent, sizeof(parent), "%s%s", mnt,
+	    strcmp(line, "/") == 0 ? "" : line);
+	snprintf(dir, sizeof(dir), "%s/test.%ld", parent, (long)getpid());
+	free(mnt);
+	free(text);
+	if (mkdir(dir, 0755) != 0 || !write_pid(dir)) {
+		(void)rmdir(dir);
+		return false;
+	}
+	own_cgroup_parent = strdup(parent);
+	own_cgroup_dir = strdup(dir);
+	if (own_cgroup_parent == NULL || own_cgroup_dir == NULL ||
+	    atexit(leave_cgroup) != 0)
+		return false;
+	return true;
+}
+
+bool
+tu_path_gone(const char *path)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (!tu_exists(path))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 bool
 tu_gone(pid_t pid)
 {

@@ -43,6 +43,17 @@ void tu_rmsock(char *dir, char *sock);
 /* path joined with name, allocated. */
 char *tu_join(const char *dir, const char *name);
 bool tu_exists(const char *path);
+/* Where cgroup v2 is mounted (mountinfo), allocated; NULL if nowhere. */
+char *tu_v2_mount(void);
+/*
+ * Moves this process into a fresh v2 cgroup beside its own, left and
+ * removed at exit: the helpers it starts then see only each other's
+ * cgroups, never another test's (a helper's start ends what dead helpers
+ * beside it left running). False without a writable v2 hierarchy.
+ */
+bool tu_own_cgroup(void);
+/* True once path is gone, polled for up to ten seconds. */
+bool tu_path_gone(const char *path);
 /* Whole file, NUL-terminated; *len gets its length. NULL if unreadable. */
 char *tu_slurp(const char *path, size_t *len);
 /* Reads fd to EOF, NUL-terminated, and closes it. */

@@ -1,0 +1,173 @@
+/*
+ * A helper that dies with its shepherds: what ends its jobs. Unsandboxed
+ * (Bazel's sandbox mounts cgroupfs read-only), as root on a writable
+ * cgroup v2 hierarchy; fails, never skips, without one. We are the
+ * subreaper here, so the orphaned jobs are ours to reap, and each status
+ * says who ended the job.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/helperutil.h"
+#include "tests/testutil.h"
+
+#define HUNDRED 100
+
+static char *scratch;
+
+/* The directory of pid's v2 cgroup's parent: its helper's. */
+static char *
+helper_cgroup(pid_t pid)
+{
+	char path[64], *text, *line, *end, *mnt = tu_v2_mount(), *dir;
+
+	assert_non_null(mnt);
+	snprintf(path, sizeof(path), "/proc/%ld/cgroup", (long)pid);
+	text = tu_slurp(path, NULL);
+	assert_non_null(text);
+	line = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
+	assert_non_null(line);
+	line = strstr(line, "::") + 2;
+	if ((end = strchr(line, '\n')) != NULL)
+		*end = '\0';
+	end = strrchr(line, '/');
+	assert_non_null(end);
+	*end = '\0';
+	assert_non_null(strstr(line, "/confine."));
+	dir = tu_join(mnt, line + 1);
+	free(text);
+	free(mnt);
+	return dir;
+}
+
+/* Waits for pid, once it is our child (an orphan becomes ours when its
+ * parent dies), for up to a minute; its status. */
+static int
+reap_orphan(pid_t pid)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, status;
+	pid_t r;
+
+	for (i = 0; i < 6000; i++) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return status;
+		assert_true(r == 0 || (r < 0 && errno == ECHILD));
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("pid %ld never ended", (long)pid);
+	return -1;
+}
+
+struct reaper {
+	pid_t pids[HUNDRED];
+	int status[HUNDRED];
+};
+
+/* Reaps the jobs while the next helper kills them: their cgroups stay
+ * busy until reaped, and its start waits for them to go. */
+static void *
+reap_all(void *arg)
+{
+	struct reaper *r = arg;
+	int i;
+
+	for (i = 0; i < HUNDRED; i++)
+		r->status[i] = reap_orphan(r->pids[i]);
+	return NULL;
+}
+
+/*
+ * The helper stopped (so that it cannot act), its hundred shepherds and
+ * then the helper killed outright: every result is Uncertain(helper
+ * lost), none Completed, and the jobs run on in their cgroups; the next
+ * helper to start beside them kills them all and removes the dead one's
+ * cgroups.
+ */
+static void
+helper_and_shepherds_killed_the_next_helper_ends_their_jobs(void **state)
+{
+	static struct hu_job j[HUNDRED];
+	static struct reaper rp;
+	pid_t shep[HUNDRED + 1], helper;
+	struct confine *c, *next;
+	pthread_t t;
+	char *dead;
+	int i, n, status, lost = 0;
+
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	helper = confine_helper_pid(c);
+	for (i = 0; i < HUNDRED; i++) {
+		hu_init(&j[i], scratch, "pid-sleep", "60000", NULL);
+		assert_int_equal(hu_spawn(c, &j[i]), 0);
+		rp.pids[i] = hu_read_pid(j[i].outfd);
+		assert_true(rp.pids[i] > 1);
+	}
+	dead = helper_cgroup(rp.pids[0]);
+	assert_int_equal(kill(helper, SIGSTOP), 0);
+	n = hu_children_of(helper, shep, HUNDRED + 1);
+	assert_int_equal(n, HUNDRED);
+	for (i = 0; i < n; i++)
+		assert_int_equal(kill(shep[i], SIGKILL), 0);
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	for (i = 0; i < HUNDRED; i++) {
+		assert_int_equal(confine_wait(j[i].job, -1, &j[i].r), 0);
+		assert_int_not_equal(j[i].r.outcome, CONFINE_COMPLETED);
+		lost += j[i].r.outcome == CONFINE_UNCERTAIN &&
+		    j[i].r.reason == CONFINE_REASON_HELPER_LOST;
+		hu_free(&j[i]);
+	}
+	assert_int_equal(lost, HUNDRED);
+	confine_close(c);
+	/* Each shepherd, a zombie once its helper is gone, is ours. */
+	for (i = 0; i < n; i++) {
+		status = reap_orphan(shep[i]);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	/* Nothing of the first helper ended them: every job runs on. */
+	for (i = 0; i < HUNDRED; i++)
+		assert_int_equal(waitpid(rp.pids[i], &status, WNOHANG), 0);
+	assert_true(tu_exists(dead));
+	assert_int_equal(pthread_create(&t, NULL, reap_all, &rp), 0);
+	assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	for (i = 0; i < HUNDRED; i++)
+		assert_true(WIFSIGNALED(rp.status[i]) &&
+		    WTERMSIG(rp.status[i]) == SIGKILL);
+	/* Gone once they are reaped (by that sweep or a concurrent one). */
+	assert_true(tu_path_gone(dead));
+	confine_close(next);
+	free(dead);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(
+		    helper_and_shepherds_killed_the_next_helper_ends_their_jobs),
+	};
+
+	hu_setup();
+	tu_own_tmpdir();
+	(void)tu_own_cgroup();
+	scratch = tu_mkdtemp("scratch");
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("orphans", tests, NULL, NULL);
+}
