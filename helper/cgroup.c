@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,8 +189,9 @@ empty_stale(int dir)
 				kill_listed(dir, e->d_name);
 			else if (i > 0 && i % 10 == 0)
 				kill_listed(dir, e->d_name);
+			/* Busy until its processes are reaped; else give up. */
 			if (unlinkat(dir, e->d_name, AT_REMOVEDIR) != 0 &&
-			    errno != ENOENT)
+			    errno == EBUSY)
 				left++;
 		}
 		if (left > 0)
@@ -259,12 +261,16 @@ make_base(const char *fstype, const char *opt, const char *controller,
     const char *name)
 {
 	char mnt[512], own[1024], path[2048];
+	struct statvfs vfs;
 	int fd;
 
 	if (mount_point(fstype, opt, mnt, sizeof(mnt)) != 0 ||
 	    own_cgroup(controller, own, sizeof(own)) != 0)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	/* Read-only (Bazel's sandbox): nothing to make, nothing to sweep. */
+	if (statvfs(path[0] ? path : "/", &vfs) != 0 || (vfs.f_flag & ST_RDONLY))
+		return -EROFS;
 	sweep_stale(path[0] ? path : "/");
 	snprintf(path, sizeof(path), "%s%s/%s", mnt,
 	    strcmp(own, "/") == 0 ? "" : own, name);
