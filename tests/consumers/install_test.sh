@@ -39,8 +39,7 @@ case_every_file_is_in_place() {
 
 # The functions the installed header declares, one a line.
 header_api() {
-	grep -E '^[a-z].*confine_[a-z_]+\(' "$PREFIX/include/confine/confine.h" |
-		grep -oE 'confine_[a-z_]+\(' | tr -d '(' | sort -u
+	sh "$ROOT/tools/header-api.sh" "$PREFIX/include/confine/confine.h"
 }
 
 case_library_has_a_soname_and_exports_only_the_api() {
