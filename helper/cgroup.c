@@ -125,8 +125,8 @@ open_at(int dir, const char *name, const char *file, int flags)
 
 /*
  * A helper's directory is its own while it holds an flock on it: taken at
- * once, kept by the helper and the shepherds it forks (they inherit the
- * descriptor), let go by the kernel when the last of them dies. The pid in
+ * once, kept for the helper's life, let go by the kernel when it dies
+ * (its shepherds close the descriptor, and its jobs exec). The pid in
  * the name says nothing: two helpers in two pid namespaces may share a pid
  * and a parent cgroup (Bazel's sandbox does), and a dead helper's pid may
  * be another process's by now.

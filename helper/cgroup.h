@@ -13,7 +13,7 @@
  * used yet: the bounds are refused there (docs/linux-contract.md).
  *
  * The helper's directory in each hierarchy is confine.<pid>.<random>, an
- * flock on it held for the helper's life (and its shepherds'). A helper's
+ * flock on it held for the helper's life. A helper's
  * start kills what dead helpers' jobs left running beside it and removes
  * their cgroups: those whose flock it can take.
  */
