@@ -12,6 +12,9 @@ RUN="$ROOT/tools/confine-run"
 FIX="$ROOT/tests/fixture"
 HELPER="$ROOT/helper/confine-helper"
 TMP=${TEST_TMPDIR:-${TMPDIR:-/tmp}}
+# The helpers confine-run starts make the jobs' private tmps in their
+# TMPDIR: the test's, so that one an Uncertain job keeps goes with it.
+export TMPDIR="$TMP"
 
 fail() {
 	printf 'FAIL: %s\n' "$*"
