@@ -378,10 +378,12 @@ helpers_that_share_a_pid_keep_their_own_cgroups(void **state)
  * A helper dead with its shepherds leaves a job running in its cgroup:
  * the next helper to start beside it kills the job and removes the
  * cgroups. The job is ours to reap (we are the subreaper meanwhile): its
- * status says who ended it.
+ * status says who ended it. v1_only: the job is in the dead helper's v1
+ * pids cgroup alone, where no cgroup.kill is: the next helper, making its
+ * own v1 levels, kills each process listed there.
  */
 static void
-a_dead_helpers_running_job_is_killed_by_the_next(void **state)
+dead_helpers_job_is_killed_by_the_next(bool v1_only)
 {
 	struct cgroup_env next;
 	char name[sizeof(next.name)], path[128];
@@ -399,8 +401,15 @@ a_dead_helpers_running_job_is_killed_by_the_next(void **state)
 		pid_t p;
 
 		cgroup_env_init(&env);
-		if (env.v2 < 0 || cgroup_job_create(&env, &j, 0, 0, &why) != 0)
+		if (env.v2 < 0 || cgroup_job_create(&env, &j, 0,
+		    v1_only ? 50 : 0, &why) != 0)
 			_exit(1);
+		if (v1_only && (j.procs[2] < 0 || j.procs[0] < 0))
+			_exit(1);
+		if (v1_only) {
+			close(j.procs[0]);
+			j.procs[0] = -1;
+		}
 		if ((p = fork()) == 0) {
 			if (cgroup_join(j.procs) != 0)
 				_exit(1);
@@ -432,6 +441,8 @@ a_dead_helpers_running_job_is_killed_by_the_next(void **state)
 	assert_true(next_helper >= 0);
 	if (next_helper == 0) {
 		cgroup_env_init(&next);
+		if (v1_only && cgroup_env_pids(&next) < 0)
+			_exit(3);
 		_exit(next.v2 < 0 ? 2 : 0);
 	}
 	assert_int_equal(waitpid(job, &status, 0), job);
@@ -447,6 +458,18 @@ a_dead_helpers_running_job_is_killed_by_the_next(void **state)
 	    name);
 	assert_true(tu_path_gone(path));
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+}
+
+static void
+a_dead_helpers_running_job_is_killed_by_the_next(void **state)
+{
+	dead_helpers_job_is_killed_by_the_next(false);
+}
+
+static void
+a_dead_helpers_job_in_a_v1_cgroup_alone_is_killed_too(void **state)
+{
+	dead_helpers_job_is_killed_by_the_next(true);
 }
 
 /*
@@ -608,6 +631,7 @@ main(void)
 		cmocka_unit_test(cgroups_of_a_dead_helper_are_removed),
 		cmocka_unit_test(helpers_that_share_a_pid_keep_their_own_cgroups),
 		cmocka_unit_test(a_dead_helpers_running_job_is_killed_by_the_next),
+		cmocka_unit_test(a_dead_helpers_job_in_a_v1_cgroup_alone_is_killed_too),
 		T(healthy_job_is_proven_by_its_cgroup_and_the_cgroup_goes),
 		T(v1_levels_wait_for_a_bound),
 		T(job_runs_in_its_own_cgroup),

@@ -224,11 +224,15 @@ tu_closed_port(int *fd)
 	return ntohs(sin.sin_port);
 }
 
-char *
-tu_v2_mount(void)
+/*
+ * The mount point of a cgroup hierarchy, from mountinfo: cgroup2 when
+ * controller is NULL, else the v1 one whose super options list it.
+ */
+static char *
+cgroup_mount(const char *controller)
 {
 	char *text = tu_slurp("/proc/self/mountinfo", NULL), *line, *next;
-	char *found = NULL, mnt[512], type[64];
+	char *found = NULL, mnt[512], type[64], opts[512];
 
 	if (text == NULL)
 		return NULL;
@@ -238,16 +242,27 @@ tu_v2_mount(void)
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
 		dash = strstr(line, " - ");
-		if (dash != NULL && sscanf(dash, " - %63s", type) == 1 &&
-		    strcmp(type, "cgroup2") == 0 &&
-		    sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1)
+		if (dash == NULL ||
+		    sscanf(dash, " - %63s %*s %511s", type, opts) != 2 ||
+		    sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1)
+			continue;
+		if (controller == NULL ? strcmp(type, "cgroup2") == 0 :
+		    strcmp(type, "cgroup") == 0 && strstr(opts, controller) != NULL)
 			found = strdup(mnt);
 	}
 	free(text);
 	return found;
 }
 
-static char *own_cgroup_parent, *own_cgroup_dir;
+char *
+tu_v2_mount(void)
+{
+	return cgroup_mount(NULL);
+}
+
+#define OWN_HIERARCHIES 3   /* v2, v1 memory, v1 pids */
+
+static char *own_parent[OWN_HIERARCHIES], *own_dir[OWN_HIERARCHIES];
 
 static bool
 write_pid(const char *dir)
@@ -266,43 +281,84 @@ write_pid(const char *dir)
 }
 
 static void
-leave_cgroup(void)
+leave_cgroups(void)
 {
-	if (write_pid(own_cgroup_parent))
-		(void)rmdir(own_cgroup_dir);
+	int i;
+
+	for (i = 0; i < OWN_HIERARCHIES; i++)
+		if (own_dir[i] != NULL && write_pid(own_parent[i]))
+			(void)rmdir(own_dir[i]);
+}
+
+/*
+ * This process's cgroup in a hierarchy (controller NULL: v2), from
+ * /proc/self/cgroup: "0::/path" or "N:a,b:/path"; allocated, or NULL.
+ */
+static char *
+own_path(const char *controller)
+{
+	char *text = tu_slurp("/proc/self/cgroup", NULL), *line, *next, *found = NULL;
+
+	for (line = text; line != NULL && found == NULL; line = next) {
+		char *names, *path;
+
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if ((names = strchr(line, ':')) == NULL ||
+		    (path = strchr(names + 1, ':')) == NULL)
+			continue;
+		*path++ = '\0';
+		names++;
+		if (controller == NULL ? names[0] == '\0' :
+		    strstr(names, controller) != NULL)
+			found = strdup(path);
+	}
+	free(text);
+	return found;
+}
+
+/* Into a fresh test.<pid> beside our cgroup of one hierarchy. */
+static bool
+own_in(int i, const char *controller)
+{
+	char *mnt = cgroup_mount(controller), *own = own_path(controller);
+	char dir[1100], parent[1024];
+	bool ok = false;
+
+	if (mnt != NULL && own != NULL) {
+		snprintf(parent, sizeof(parent), "%s%s", mnt,
+		    strcmp(own, "/") == 0 ? "" : own);
+		snprintf(dir, sizeof(dir), "%s/test.%ld", parent,
+		    (long)getpid());
+		if (mkdir(dir, 0755) == 0 && write_pid(dir)) {
+			own_parent[i] = strdup(parent);
+			own_dir[i] = strdup(dir);
+			ok = own_parent[i] != NULL && own_dir[i] != NULL;
+		} else {
+			(void)rmdir(dir);
+		}
+	}
+	free(mnt);
+	free(own);
+	return ok;
 }
 
 bool
 tu_own_cgroup(void)
 {
-	char *mnt = tu_v2_mount(), *text = tu_slurp("/proc/self/cgroup", NULL);
-	char *line, *end, dir[1100], parent[1024];
+	static const char *const v1[] = { "memory", "pids" };
+	bool ok = own_in(0, NULL);
+	size_t i;
 
-	line = text == NULL ? NULL : strncmp(text, "0::", 3) == 0 ? text :
-	    strstr(text, "\n0::");
-	if (mnt == NULL || line == NULL) {
+	/* The v1 ones where this machine has them (a hybrid hierarchy). */
+	for (i = 0; ok && i < 2; i++) {
+		char *mnt = cgroup_mount(v1[i]);
+
+		if (mnt != NULL)
+			ok = own_in((int)i + 1, v1[i]);
 		free(mnt);
-		free(text);
-		return false;
 	}
-	line = strstr(line, "::") + 2;
-	if ((end = strchr(line, '\n')) != NULL)
-		*end = '\0';
-	snprintf(parent, sizeof(parent), "%s%s", mnt,
-	    strcmp(line, "/") == 0 ? "" : line);
-	snprintf(dir, sizeof(dir), "%s/test.%ld", parent, (long)getpid());
-	free(mnt);
-	free(text);
-	if (mkdir(dir, 0755) != 0 || !write_pid(dir)) {
-		(void)rmdir(dir);
-		return false;
-	}
-	own_cgroup_parent = strdup(parent);
-	own_cgroup_dir = strdup(dir);
-	if (own_cgroup_parent == NULL || own_cgroup_dir == NULL ||
-	    atexit(leave_cgroup) != 0)
-		return false;
-	return true;
+	return atexit(leave_cgroups) == 0 && ok;
 }
 
 bool

@@ -46,10 +46,11 @@ bool tu_exists(const char *path);
 /* Where cgroup v2 is mounted (mountinfo), allocated; NULL if nowhere. */
 char *tu_v2_mount(void);
 /*
- * Moves this process into a fresh v2 cgroup beside its own, left and
- * removed at exit: the helpers it starts then see only each other's
- * cgroups, never another test's (a helper's start ends what dead helpers
- * beside it left running). False without a writable v2 hierarchy.
+ * Moves this process into a fresh cgroup beside its own, in v2 and in the
+ * v1 memory and pids hierarchies where they are mounted; left and removed
+ * at exit: the helpers it starts then see only each other's cgroups,
+ * never another test's (a helper's start ends what dead helpers beside it
+ * left running). False without writable hierarchies.
  */
 bool tu_own_cgroup(void);
 /* True once path is gone, polled for up to ten seconds. */
