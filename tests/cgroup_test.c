@@ -575,8 +575,7 @@ deadline_kills_through_cgroup_kill(void **state)
 	sys.kill = lose_group_sigkill;
 	env.sys = &sys;
 	jr_init(&j, LL, d->scratch, "setsid", "30000", "then-sleep", NULL);
-	/* Time to print its pids even under a sanitizer; far from 30 s. */
-	j.spec.deadline_ms = 2000;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	jr_run_env(&j, &env);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	assert_int_equal(j.r.signal, SIGKILL);

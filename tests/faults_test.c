@@ -180,9 +180,12 @@ stopped_job_under_a_deadline_is_cancelled(void **state)
 	assert_int_equal(j.r.reason, CONFINE_REASON_DEADLINE);
 	assert_int_equal(j.r.signal, SIGKILL);
 	hu_free(&j);
-	/* With a grace period: SIGTERM is held while stopped, SIGKILL is not. */
+	/*
+	 * With a grace period: SIGTERM is held while stopped, SIGKILL is not
+	 * (a SIGTERM before it stopped itself would end it: time to stop).
+	 */
 	hu_init(&j, scratch, "stop", NULL);
-	j.spec.deadline_ms = 200;
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	j.spec.grace_ms = 200;
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);

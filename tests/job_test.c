@@ -104,12 +104,13 @@ sigterm_ignored_is_killed_after_grace(void **state)
 	struct jr j;
 
 	jr_init(&j, LL, d->scratch, "ignore-term", "30000", NULL);
-	j.spec.deadline_ms = 100;
+	/* Only once it ignores SIGTERM (and has said its pid) is this a test. */
+	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	j.spec.grace_ms = 100;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	assert_int_equal(j.r.signal, SIGKILL);
-	assert_true(j.elapsed_ms >= 200);
+	assert_true(j.elapsed_ms >= TU_DEADLINE_AFTER_START_MS + 100);
 	assert_true(tu_gone((pid_t)atol(j.out)));
 	jr_free(&j);
 }
