@@ -5,6 +5,9 @@
 # runs it as //tools:demo_test.
 set -u
 run=$1
+# A job that ends Uncertain keeps its private tmp, in its helper's TMPDIR:
+# under Bazel, the test's directory, not the machine's /tmp.
+[ -n "${TEST_TMPDIR:-}" ] && export TMPDIR="$TEST_TMPDIR"
 scratch=$(mktemp -d /tmp/confine-demo-scratch.XXXXXX) || exit 125
 # Not in /tmp: a job's /tmp is its own, the host's out of its sight, and a
 # write there would land in its own. (Under Bazel, its test directory.)
