@@ -55,7 +55,7 @@ _dist_transition = transition(
     outputs = [_COPT, _LINKOPT],
 )
 
-def _objects_and_flags(lib):
+def objects_and_flags(lib):
     """Every object beneath lib (PIC: the archive goes into PIE programs)."""
     objects, flags = [], []
     for linker_input in lib[CcInfo].linking_context.linker_inputs.to_list():
@@ -66,13 +66,16 @@ def _objects_and_flags(lib):
             objects.extend(library.pic_objects or library.objects)
     return objects, flags
 
-def _archive(ctx, cc_toolchain, objects, out):
-    # ar keys members by basename: two of one name would silently be one.
+def check_basenames(objects):
+    """Fails on two objects of one name: ar keys members by basename."""
     seen = {}
     for o in objects:
         if o.basename in seen:
             fail("two objects named %s: %s and %s" % (o.basename, seen[o.basename], o.path))
         seen[o.basename] = o.path
+
+def _archive(ctx, cc_toolchain, objects, out):
+    check_basenames(objects)
     ctx.actions.run(
         executable = cc_toolchain.ar_executable,
         arguments = ["rcsD", out.path] + [o.path for o in objects],
@@ -82,7 +85,8 @@ def _archive(ctx, cc_toolchain, objects, out):
         progress_message = "Archiving " + out.short_path,
     )
 
-def _features(ctx, cc_toolchain):
+def feature_config(ctx, cc_toolchain):
+    """The toolchain's features, as the rule asks for them."""
     return cc_common.configure_features(
         ctx = ctx,
         cc_toolchain = cc_toolchain,
@@ -156,13 +160,13 @@ MACHO_ATTRS = {
 
 def _local_library_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
-    objects, flags = _objects_and_flags(ctx.attr.lib)
+    objects, flags = objects_and_flags(ctx.attr.lib)
     archive = ctx.actions.declare_file("lib%s.a" % ctx.label.name)
     if ctx.attr.macho:
         _archive(ctx, cc_toolchain, rename_macho(ctx, cc_toolchain, objects), archive)
     else:
         localize(ctx, cc_toolchain, objects, archive)
-    features = _features(ctx, cc_toolchain)
+    features = feature_config(ctx, cc_toolchain)
     library = cc_common.create_library_to_link(
         actions = ctx.actions,
         feature_configuration = features,
@@ -198,7 +202,7 @@ confine_local_library = rule(
 )
 
 def _link(ctx, cc_toolchain, objects, flags):
-    features = _features(ctx, cc_toolchain)
+    features = feature_config(ctx, cc_toolchain)
     out = cc_common.link(
         actions = ctx.actions,
         name = "confine_" + ctx.label.name,
@@ -233,7 +237,7 @@ def _write(ctx, outs, path, content):
 
 def _dist_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
-    objects, flags = _objects_and_flags(ctx.attr._lib)
+    objects, flags = objects_and_flags(ctx.attr._lib)
     archive = ctx.actions.declare_file(ctx.label.name + "/lib/libconfine.a")
     localize(ctx, cc_toolchain, objects, archive)
     outs = [archive]

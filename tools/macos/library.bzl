@@ -12,33 +12,23 @@ and objcopy, which a Mac has only with LLVM installed (unverified there).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load("//tools:dist.bzl", "MACHO_ATTRS", "rename_macho")
+load(
+    "//tools:dist.bzl",
+    "MACHO_ATTRS",
+    "check_basenames",
+    "objects_and_flags",
+    "rename_macho",
+    "feature_config",
+)
 
 INSTALL_NAME = "@rpath/libconfine.0.dylib"
 
 def _impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
-    features = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
-    objects, flags = [], []
-    for linker_input in ctx.attr._lib[CcInfo].linking_context.linker_inputs.to_list():
-        for flag in linker_input.user_link_flags:
-            if flag not in flags:
-                flags.append(flag)
-        for library in linker_input.libraries:
-            objects.extend(library.pic_objects or library.objects)
+    features = feature_config(ctx, cc_toolchain)
+    objects, flags = objects_and_flags(ctx.attr._lib)
     objects = rename_macho(ctx, cc_toolchain, objects)
-
-    # ar keys members by basename: two of one name would silently be one.
-    seen = {}
-    for o in objects:
-        if o.basename in seen:
-            fail("two objects named %s: %s and %s" % (o.basename, seen[o.basename], o.path))
-        seen[o.basename] = o.path
+    check_basenames(objects)
 
     # Objects, not archives: every one is archived and linked, used or not.
     outputs = cc_common.create_compilation_outputs(
