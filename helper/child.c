@@ -1,9 +1,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/sched.h>
+#include <sys/syscall.h>
+#endif
 
 #include "helper/child.h"
 #include "src/wire.h"
@@ -218,6 +224,9 @@ child_exec(const struct child_plan *p, int errfd)
 {
 	int rc;
 
+	/* The shepherd made the group before; without one, the job makes it. */
+	if (p->own_group && setpgid(0, 0) != 0)
+		fail(errfd, CONFINE_STEP_SIGNALS, errno);
 	if ((rc = reset_signals()) != 0)
 		fail(errfd, CONFINE_STEP_SIGNALS, -rc);
 #ifdef __linux__
@@ -258,4 +267,130 @@ child_exec(const struct child_plan *p, int errfd)
 		fail(errfd, CONFINE_STEP_LIMITS, -rc);
 	execve(p->path, p->argv, p->envp);
 	fail(errfd, CONFINE_STEP_EXEC, errno);
+}
+
+/*
+ * Starting the job. Like posix_spawn's child it shares our memory until
+ * it execs (CLONE_VM | CLONE_VFORK), on a stack of its own: no copy of
+ * the address space to make, fault in and tear down at exec; and, as with
+ * every clone3 start here (CLONE_VFORK), the exec's result is on errfd's
+ * pipe when this returns, so the caller can read it without waiting. It is
+ * born in its v2 cgroup where the kernel can (CLONE_INTO_CGROUP, Linux
+ * 5.7): no migration write, whose RCU wait made the tail of a start. The
+ * child runs only the child's setup, which needs nothing of what fork()
+ * fixes up in libc and only what it may share with its suspended parent.
+ *
+ * The CLONE_VM start is x86-64 only (a CLONE_VM child cannot return into
+ * libc from clone3, so it takes a trampoline), and not under sanitizers,
+ * whose runtimes cannot follow such a child: those fork, still into the
+ * cgroup where they can, else joining it by cgroup.procs.
+ */
+#if defined(__linux__) && defined(CLONE_INTO_CGROUP)
+#define HAVE_CLONE3 1
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define HAVE_CLONE_VM 1
+#endif
+#endif
+
+#ifdef HAVE_CLONE_VM
+struct start {
+	const struct child_plan *plan;
+	int errfd;
+};
+
+#define CHILD_STACK (256 * 1024)
+
+static _Noreturn void
+child_entry(void *arg)
+{
+	struct start *st = arg;
+
+	child_exec(st->plan, st->errfd);
+}
+
+/* clone3 whose child calls fn(arg) on the new stack and never returns. */
+static long
+clone3_call(struct clone_args *ca, void (*fn)(void *), void *arg)
+{
+	register long r12 __asm__("r12") = (long)fn;
+	register long r13 __asm__("r13") = (long)arg;
+	long ret;
+
+	__asm__ volatile(
+	    "syscall\n\t"
+	    "test %%rax, %%rax\n\t"
+	    "jnz 1f\n\t"
+	    "xor %%ebp, %%ebp\n\t"
+	    "mov %%r13, %%rdi\n\t"
+	    "and $-16, %%rsp\n\t"
+	    "call *%%r12\n\t"
+	    "hlt\n"
+	    "1:"
+	    : "=a"(ret)
+	    : "0"((long)SYS_clone3), "D"(ca), "S"(sizeof(*ca)), "r"(r12), "r"(r13)
+	    : "rcx", "r11", "memory");
+	return ret;
+}
+#endif
+
+pid_t
+child_start(const struct child_plan *plan, int errfd)
+{
+	struct child_plan mine = *plan;
+#ifdef HAVE_CLONE3
+	struct clone_args ca;
+	long pid;
+#endif
+#ifdef HAVE_CLONE_VM
+	struct start st = { &mine, errfd };
+	void *stack;
+#endif
+
+#ifdef HAVE_CLONE3
+	memset(&ca, 0, sizeof(ca));
+	ca.exit_signal = SIGCHLD;
+	if (plan->cg_dir >= 0) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)plan->cg_dir;
+		/* Born in its v2 cgroup: nothing to join there. */
+		mine.cg_procs[0] = -1;
+	}
+#ifdef HAVE_CLONE_VM
+	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack != MAP_FAILED) {
+		ca.flags |= CLONE_VM | CLONE_VFORK;
+		ca.stack = (uint64_t)(uintptr_t)stack;
+		ca.stack_size = CHILD_STACK;
+		/* Back here once the job has exec'd or exited. */
+		pid = clone3_call(&ca, child_entry, &st);
+		munmap(stack, CHILD_STACK);
+		if (pid >= 0)
+			return (pid_t)pid;
+		ca.flags &= ~(uint64_t)(CLONE_VM | CLONE_VFORK);
+		ca.stack = 0;
+		ca.stack_size = 0;
+		if (pid != -ENOSYS && pid != -E2BIG && pid != -EINVAL) {
+			errno = (int)-pid;
+			return -1;
+		}
+	}
+#endif
+	ca.flags |= CLONE_VFORK;
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		child_exec(&mine, errfd);
+	if (pid > 0)
+		return (pid_t)pid;
+	/* An older kernel: fork, and join by cgroup.procs. */
+	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+		return -1;
+	mine.cg_procs[0] = plan->cg_procs[0];
+#endif
+	pid_t child = fork();
+
+	if (child == 0)
+		child_exec(&mine, errfd);
+	return child;
 }

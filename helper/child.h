@@ -6,14 +6,16 @@
  * user); on Linux, its own read-only view of the file system and no
  * capability left; cwd; Landlock and seccomp; a launcher's program
  * checked; rlimits, last (so that a low RLIMIT_NOFILE cannot starve the
- * setup); exec with exactly the given environment. (The process group was
- * made by the shepherd.) A failure is written to errfd as {step, errno};
- * EOF on its read end means exec happened.
+ * setup); exec with exactly the given environment. (The process group is
+ * the shepherd's, or with own_group the job's own, made first of all.) A
+ * failure is written to errfd as {step, errno}; EOF on its read end means
+ * exec happened.
  */
 #ifndef CONFINE_CHILD_H
 #define CONFINE_CHILD_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "confine/confine.h"
 #include "helper/ident.h"
@@ -46,6 +48,7 @@ struct child_plan {
 	const struct confine_limits *limits;
 	bool rlimit_nproc;        /* processes bound by RLIMIT_NPROC, not a cgroup */
 	bool subreaper;           /* the shepherd collects the job's orphans */
+	bool own_group;           /* no shepherd: the job leads its own group */
 	const char *remove_root;  /* a fresh root the shepherd removes on request */
 	const char *remove_tmp;   /* the private tmp it removes with it */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */
@@ -53,6 +56,13 @@ struct child_plan {
 };
 
 _Noreturn void child_exec(const struct child_plan *p, int errfd);
+
+/*
+ * Starts a process that runs child_exec(p, errfd): born in p->cg_dir where
+ * the kernel can, and (clone3 with CLONE_VFORK) returning only once it has
+ * exec'd or failed. The pid, or -1 with errno.
+ */
+pid_t child_start(const struct child_plan *p, int errfd);
 
 /* Decodes an error record; returns the step, fills *err. */
 enum confine_step child_err_decode(const unsigned char rec[CHILD_ERR_LEN],

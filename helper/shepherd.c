@@ -6,15 +6,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <linux/sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #endif
 
 #include "helper/shepherd.h"
@@ -132,6 +129,22 @@ tv_us(const struct timeval *tv)
 	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
 }
 
+void
+shep_rec_exited(struct shep_rec *r, int status, const struct rusage *ru,
+    int64_t wall_us)
+{
+	r->type = SHEP_EXITED;
+	r->status = status;
+	r->wall_us = wall_us;
+	r->user_us = tv_us(&ru->ru_utime);
+	r->sys_us = tv_us(&ru->ru_stime);
+#ifdef __APPLE__
+	r->max_rss_kib = ru->ru_maxrss / 1024;  /* bytes there */
+#else
+	r->max_rss_kib = ru->ru_maxrss;
+#endif
+}
+
 static void
 reap_job(struct shep *s, struct shep_rec *r)
 {
@@ -154,15 +167,7 @@ reap_job(struct shep *s, struct shep_rec *r)
 		/* Reap it anyway, or it would be reported to us for ever. */
 		proc_reap(s->job, &status);
 	} else {
-		r->status = status;
-		r->wall_us = (clock_ns() - s->t_fork) / 1000;
-		r->user_us = tv_us(&ru.ru_utime);
-		r->sys_us = tv_us(&ru.ru_stime);
-#ifdef __APPLE__
-		r->max_rss_kib = ru.ru_maxrss / 1024;  /* bytes there */
-#else
-		r->max_rss_kib = ru.ru_maxrss;
-#endif
+		shep_rec_exited(r, status, &ru, (clock_ns() - s->t_fork) / 1000);
 	}
 	s->reaped = true;
 }
@@ -325,19 +330,21 @@ remove_at(int dir, const char *name, int depth)
 }
 
 /* As the job's user: it removes what that user could, and no more. */
-static void
-remove_root(struct shep *s, const struct child_plan *plan)
+void
+shepherd_remove(int ctl, const struct ident *become, const struct ident *self,
+    const char *root, const char *tmp)
 {
 	struct shep_rec r = { .type = SHEP_REMOVED };
-
-	int rc = plan->become != NULL ? ident_enter(plan->become, plan->self) : 0;
+	unsigned char buf[SHEP_REC_LEN];
+	int rc = become != NULL ? ident_enter(become, self) : 0;
 
 	/* err: the fresh root's removal; status: the private tmp's. */
-	if (plan->remove_root != NULL)
-		r.err = -(rc != 0 ? rc : remove_at(AT_FDCWD, plan->remove_root, 0));
-	if (plan->remove_tmp != NULL)
-		r.status = -(rc != 0 ? rc : remove_at(AT_FDCWD, plan->remove_tmp, 0));
-	report(s, &r);
+	if (root != NULL)
+		r.err = -(rc != 0 ? rc : remove_at(AT_FDCWD, root, 0));
+	if (tmp != NULL)
+		r.status = -(rc != 0 ? rc : remove_at(AT_FDCWD, tmp, 0));
+	shep_rec_encode(&r, buf);
+	(void)fd_write_full(ctl, buf, sizeof(buf));
 }
 
 static void
@@ -372,129 +379,6 @@ set_signals(sigset_t *chld)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
-/*
- * Starting the job. Like posix_spawn's child it shares our memory until
- * it execs (CLONE_VM | CLONE_VFORK), on a stack of its own: no copy of
- * the address space to make, fault in and tear down at exec. And it is
- * born in its v2 cgroup where the kernel can (CLONE_INTO_CGROUP, Linux
- * 5.7): no migration write, whose RCU wait made the tail of a start. The
- * child runs only the child's setup, which needs nothing of what fork()
- * fixes up in libc and only what it may share with its suspended parent.
- *
- * The CLONE_VM start is x86-64 only (a CLONE_VM child cannot return into
- * libc from clone3, so it takes a trampoline), and not under sanitizers,
- * whose runtimes cannot follow such a child: those fork, still into the
- * cgroup where they can, else joining it by cgroup.procs.
- */
-#if defined(__linux__) && defined(CLONE_INTO_CGROUP)
-#define HAVE_CLONE3 1
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-#define HAVE_CLONE_VM 1
-#endif
-#endif
-
-#ifdef HAVE_CLONE_VM
-struct start {
-	const struct child_plan *plan;
-	int errfd;
-};
-
-#define CHILD_STACK (256 * 1024)
-
-static _Noreturn void
-child_entry(void *arg)
-{
-	struct start *st = arg;
-
-	child_exec(st->plan, st->errfd);
-}
-
-/* clone3 whose child calls fn(arg) on the new stack and never returns. */
-static long
-clone3_call(struct clone_args *ca, void (*fn)(void *), void *arg)
-{
-	register long r12 __asm__("r12") = (long)fn;
-	register long r13 __asm__("r13") = (long)arg;
-	long ret;
-
-	__asm__ volatile(
-	    "syscall\n\t"
-	    "test %%rax, %%rax\n\t"
-	    "jnz 1f\n\t"
-	    "xor %%ebp, %%ebp\n\t"
-	    "mov %%r13, %%rdi\n\t"
-	    "and $-16, %%rsp\n\t"
-	    "call *%%r12\n\t"
-	    "hlt\n"
-	    "1:"
-	    : "=a"(ret)
-	    : "0"((long)SYS_clone3), "D"(ca), "S"(sizeof(*ca)), "r"(r12), "r"(r13)
-	    : "rcx", "r11", "memory");
-	return ret;
-}
-#endif
-
-static pid_t
-start_job(const struct child_plan *plan, int errfd)
-{
-	struct child_plan mine = *plan;
-#ifdef HAVE_CLONE3
-	struct clone_args ca;
-	long pid;
-#endif
-#ifdef HAVE_CLONE_VM
-	struct start st = { &mine, errfd };
-	void *stack;
-#endif
-
-#ifdef HAVE_CLONE3
-	memset(&ca, 0, sizeof(ca));
-	ca.exit_signal = SIGCHLD;
-	if (plan->cg_dir >= 0) {
-		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)plan->cg_dir;
-		/* Born in its v2 cgroup: nothing to join there. */
-		mine.cg_procs[0] = -1;
-	}
-#ifdef HAVE_CLONE_VM
-	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack != MAP_FAILED) {
-		ca.flags |= CLONE_VM | CLONE_VFORK;
-		ca.stack = (uint64_t)(uintptr_t)stack;
-		ca.stack_size = CHILD_STACK;
-		/* Back here once the job has exec'd or exited. */
-		pid = clone3_call(&ca, child_entry, &st);
-		munmap(stack, CHILD_STACK);
-		if (pid >= 0)
-			return (pid_t)pid;
-		ca.flags &= ~(uint64_t)(CLONE_VM | CLONE_VFORK);
-		ca.stack = 0;
-		ca.stack_size = 0;
-		if (pid != -ENOSYS && pid != -E2BIG && pid != -EINVAL) {
-			errno = (int)-pid;
-			return -1;
-		}
-	}
-#endif
-	pid = syscall(SYS_clone3, &ca, sizeof(ca));
-	if (pid == 0)
-		child_exec(&mine, errfd);
-	if (pid > 0)
-		return (pid_t)pid;
-	/* An older kernel: fork, and join by cgroup.procs. */
-	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
-		return -1;
-	mine.cg_procs[0] = plan->cg_procs[0];
-#endif
-	pid_t child = fork();
-
-	if (child == 0)
-		child_exec(&mine, errfd);
-	return child;
-}
-
 void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 {
@@ -523,7 +407,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	sigchld_fd = s.sigp[1];
 	s.t_fork = clock_ns();
 	/* errp[0] is close-on-exec and closed with the rest in the child. */
-	s.job = start_job(plan, errp[1]);
+	s.job = child_start(plan, errp[1]);
 	if (s.job < 0)
 		setup_failed(&s, errno);
 	close(errp[1]);
@@ -589,7 +473,8 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 
 			if (read(s.ctl, &cmd, 1) == 1 && cmd == SHEP_CMD_REMOVE &&
 			    s.reaped && !s.sweeping) {
-				remove_root(&s, plan);
+				shepherd_remove(s.ctl, plan->become, plan->self,
+				    plan->remove_root, plan->remove_tmp);
 				continue;
 			}
 			break;

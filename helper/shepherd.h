@@ -26,6 +26,7 @@
 #define CONFINE_SHEPHERD_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "helper/child.h"
@@ -63,6 +64,18 @@ struct shep_rec {
 void shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN]);
 /* Returns -EBADMSG for a type it does not know. */
 int shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r);
+
+/* An EXITED record of a reaped job: its status and usage. */
+void shep_rec_exited(struct shep_rec *r, int status, const struct rusage *ru,
+    int64_t wall_us);
+
+/*
+ * Removes a fresh root and a private tmp (either NULL for none) as become
+ * (NULL: as we are), and reports SHEP_REMOVED on ctl. In a process of its
+ * own: it changes the credentials it runs with.
+ */
+void shepherd_remove(int ctl, const struct ident *become,
+    const struct ident *self, const char *root, const char *tmp);
 
 _Noreturn void shepherd_main(const struct child_plan *plan, int ctl,
     const struct job_sys *sys);
