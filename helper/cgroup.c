@@ -569,3 +569,43 @@ cgroup_join(const int procs[CGROUP_JOINS])
 			return -errno;
 	return 0;
 }
+
+int
+cgroup_guard(const struct cgroup_env *env)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+	int p[2], keep[2], rc, fd;
+	size_t i;
+	pid_t pid;
+	char c;
+
+	if (env->v2 < 0 || !env->v2_kill)
+		return -ENOTSUP;
+	if ((rc = fd_pipe(p)) != 0)
+		return rc;
+	pid = fork();
+	if (pid == 0) {
+		/* A descriptor of its own: the helper's holds the claim. */
+		keep[0] = p[0];
+		keep[1] = openat(env->v2, ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+		fd_close_except(keep, 2);
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			(void)signal(sigs[i], SIG_DFL);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		fd = keep[1] >= 0 ? openat(keep[1], "cgroup.kill",
+		    O_WRONLY | O_CLOEXEC) : -1;
+		if (fd >= 0 && write(fd, "1", 1) != 1) {
+			/* Gone with the helper's own cleanup: nothing to kill. */
+		}
+		_exit(0);
+	}
+	rc = pid < 0 ? -errno : 0;
+	close(p[0]);
+	if (rc != 0) {
+		close(p[1]);
+		return rc;
+	}
+	return p[1];
+}

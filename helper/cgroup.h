@@ -88,6 +88,16 @@ int cgroup_job_populated(const struct cgroup_job *job);
 /* Kills everything in the v2 cgroup. 0 or -errno. */
 int cgroup_job_kill(struct cgroup_job *job);
 
+/*
+ * Where no shepherd outlives the helper to end its jobs, a guard does:
+ * forked once, it waits for EOF on a pipe whose write end only the helper
+ * holds (close-on-exec, and closed in every job), then writes cgroup.kill
+ * in the helper's v2 cgroup, which ends every job beneath it. After a
+ * clean stop the jobs and the cgroup are gone already: it finds nothing.
+ * Returns that write end, to keep open for the helper's life, or -errno.
+ */
+int cgroup_guard(const struct cgroup_env *env);
+
 /* In the job's process, before anything else: move into every cgroup. */
 int cgroup_join(const int procs[CGROUP_JOINS]);
 

@@ -5,14 +5,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "helper/job.h"
 #include "helper/plan.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/proc.h"
 
 #define MS 1000000LL
 #define RETRY_NS (100 * MS)      /* resend SIGKILL while the exit is awaited */
@@ -55,11 +60,37 @@ release_cgroups(struct job *j)
 #endif
 }
 
+/*
+ * A signal to the job's process group (0: is there one?). The shepherd's
+ * pid is the pgid, held for us until we reap the shepherd. Without one,
+ * the job's zombie holds it until we reap the job; after that the group
+ * is signalled only just after kill(-pgid, 0) saw it (its members hold
+ * the id then, and only we reap ours), and never once it was gone.
+ */
+static int
+group_kill(struct job *j, int sig)
+{
+	if (j->direct && j->reaped) {
+		if (j->group_gone) {
+			errno = ESRCH;
+			return -1;
+		}
+		if (j->sys->kill(-j->shep, 0) != 0) {
+			if (errno == ESRCH)
+				j->group_gone = true;
+			return -1;
+		}
+		if (sig == 0)
+			return 0;
+	}
+	return j->sys->kill(-j->shep, sig);
+}
+
 /* SIGKILL to the whole job: its group, and its cgroup if it has one. */
 static int
 kill_all(struct job *j)
 {
-	int rc = j->sys->kill(-j->shep, SIGKILL);
+	int rc = group_kill(j, SIGKILL);
 	int err = errno;
 
 #ifdef __linux__
@@ -95,16 +126,103 @@ result_init(struct confine_result *r, enum confine_backend backend)
 	r->backend = backend;
 }
 
+static void on_exec(struct job *j, const struct shep_rec *r, int64_t now);
+
+/* No shepherd: where the job's v2 cgroup can prove it settled, and kill it. */
+static bool
+goes_direct(const struct job *j, const struct job_env *env)
+{
+#ifdef __linux__
+	return env->direct && !env->group_proof_only && j->cg.dir >= 0 &&
+	    j->cg.events >= 0 && j->cg.kill >= 0;
+#else
+	(void)j;
+	(void)env;
+	return false;
+#endif
+}
+
+#ifdef __linux__
+static int
+pidfd_of(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+#endif
+
+/*
+ * The job as our own child, born in its cgroup, leading its own group, as
+ * posix_spawn starts one. child_start returns once it has exec'd or
+ * failed, so its exec result is read here, without waiting. No signal
+ * handler of ours may run in it before it resets them: all are blocked
+ * around the start. ctl becomes its pidfd, readable once it exits.
+ */
+static int
+start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
+{
+#ifdef __linux__
+	unsigned char buf[CHILD_ERR_LEN];
+	sigset_t all, old;
+	int errp[2], rc;
+	pid_t pid;
+	ssize_t n;
+
+	if ((rc = fd_pipe(errp)) != 0)
+		return rc;
+	p->child.own_group = true;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = child_start(&p->child, errp[1]);
+	rc = pid < 0 ? -errno : 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(errp[1]);
+	if (rc != 0) {
+		close(errp[0]);
+		return rc;
+	}
+	/* Unreaped, so the pid is still this child's. */
+	j->ctl = pidfd_of(pid);
+	do
+		n = read(errp[0], buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	close(errp[0]);
+	if (j->ctl < 0) {
+		/* Not to be watched: not to be run. */
+		rc = -errno;
+		(void)kill(-pid, SIGKILL);
+		(void)cgroup_job_kill(&j->cg);
+		proc_reap(pid, NULL);
+		return rc;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->type = SHEP_EXEC_OK;
+	rec->pid = pid;
+	if (n == (ssize_t)sizeof(buf)) {
+		rec->type = SHEP_EXEC_FAILED;
+		rec->step = child_err_decode(buf, &rec->err);
+	}
+	j->shep = pid;
+	return 0;
+#else
+	(void)j;
+	(void)p;
+	(void)rec;
+	return -ENOTSUP;
+#endif
+}
+
 int
 job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
 {
+	struct shep_rec rec;
 	struct plan p;
 	int sv[2] = { -1, -1 }, rc;
-	pid_t pid;
+	pid_t pid = -1;
 
 	memset(j, 0, sizeof(*j));
-	j->ctl = -1;
+	j->ctl = j->remover_fd = -1;
+	j->remover = -1;
 	*why = NULL;
 #ifdef __linux__
 	memset(&j->cg, 0, sizeof(j->cg));
@@ -115,8 +233,17 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	rc = plan_build(&p, s, env, peer, why);
 	if (rc == 0)
 		rc = plan_limits(&p, j, s, env, why);
-	if (rc == 0 && (rc = fd_socketpair(sv)) != 0)
+	j->direct = rc == 0 && goes_direct(j, env);
+	if (rc == 0 && !j->direct && (rc = fd_socketpair(sv)) != 0)
 		*why = "no socketpair for the shepherd";
+	/* A tree to remove as its owner, later: whose, kept. */
+	if (rc == 0 && j->direct && p.becomes &&
+	    (j->owner = malloc(sizeof(*j->owner))) == NULL) {
+		rc = -ENOMEM;
+		*why = "no memory for the job";
+	}
+	if (j->owner != NULL)
+		*j->owner = p.become;
 	if (rc == 0)
 		rc = plan_root(&p, s, env, why);
 	if (rc != 0) {
@@ -128,19 +255,28 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		release_cgroups(j);
 		fd_closep(&sv[0]);
 		fd_closep(&sv[1]);
+		free(j->owner);
+		j->owner = NULL;
 		return rc;
 	}
 	j->sys = env->sys ? env->sys : &job_sys_real;
 	j->group_only = env->group_proof_only;
 	j->unwatch = env->unwatch;
 	j->unwatch_arg = env->unwatch_arg;
-	pid = fork();
-	if (pid == 0) {
-		close(sv[0]);
-		shepherd_main(&p.child, sv[1], j->sys);
+	j->self = &env->self;
+	j->t_start = clock_ns();
+	if (j->direct) {
+		rc = start_direct(j, &p, &rec);
+		pid = j->shep;
+	} else {
+		pid = fork();
+		if (pid == 0) {
+			close(sv[0]);
+			shepherd_main(&p.child, sv[1], j->sys);
+		}
+		rc = pid < 0 ? -errno : 0;
 	}
-	rc = pid < 0 ? -errno : 0;
-	close(sv[1]);
+	fd_closep(&sv[1]);
 	result_init(&j->result, p.child.backend);
 	/*
 	 * The root and the tmp the job writes into, for the host: the plan's,
@@ -162,13 +298,16 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	fd_closep(&j->cg.dir);
 #endif
 	if (rc != 0) {
-		close(sv[0]);
+		fd_closep(&sv[0]);
 		release_cgroups(j);
-		*why = "fork failed";
+		job_release(j);
+		*why = j->direct ? "the job could not be started" : "fork failed";
 		return rc;
 	}
-	(void)fd_nonblock(sv[0]);
-	j->ctl = sv[0];
+	if (!j->direct) {
+		(void)fd_nonblock(sv[0]);
+		j->ctl = sv[0];
+	}
 	j->shep = pid;
 	j->result.pgid = pid;
 	j->phase = JOB_STARTING;
@@ -176,12 +315,20 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	j->grace_ns = s->grace_ms * MS;
 	j->t_deadline = s->deadline_ms > 0 ? now + s->deadline_ms * MS : INT64_MAX;
 	j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
+	if (j->direct) {
+		/* In its group already: nothing to wait for before a stop. */
+		j->forked = true;
+		j->result.pid = pid;
+		on_exec(j, &rec, now);
+	}
 	return 0;
 }
 
 void
 job_release(struct job *j)
 {
+	free(j->owner);
+	j->owner = NULL;
 	free(j->root);
 	j->root = NULL;
 	free(j->tmp);
@@ -209,7 +356,7 @@ job_fd(const struct job *j)
 pid_t
 job_shepherd(const struct job *j)
 {
-	return j->shep;
+	return j->direct && j->reaped ? 0 : j->shep;
 }
 
 int64_t
@@ -228,6 +375,71 @@ job_timer(const struct job *j)
 	return t;
 }
 
+/*
+ * Without a shepherd, a tree to remove as the job's user is removed by a
+ * process forked for it, off our loop, reporting as the shepherd would.
+ */
+static int
+start_remover(struct job *j)
+{
+#ifdef __linux__
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+	int sv[2], rc;
+	size_t i;
+	pid_t pid;
+
+	if ((rc = fd_socketpair(sv)) != 0)
+		return rc;
+	pid = fork();
+	if (pid == 0) {
+		/* Our handlers and descriptors are the loop's, not its. */
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			(void)signal(sigs[i], SIG_DFL);
+		fd_close_except(&sv[1], 1);
+		shepherd_remove(sv[1], j->owner, j->self,
+		    j->fresh ? j->root : NULL, j->tmp);
+		_exit(0);
+	}
+	rc = pid < 0 ? -errno : 0;
+	close(sv[1]);
+	if (rc == 0 && (j->remover_fd = pidfd_of(pid)) < 0) {
+		rc = -errno;
+		(void)kill(pid, SIGKILL);
+		proc_reap(pid, NULL);
+	}
+	if (rc != 0) {
+		close(sv[0]);
+		return rc;
+	}
+	j->remover = pid;
+	(void)fd_nonblock(sv[0]);
+	j->ctl = sv[0];
+	return 0;
+#else
+	(void)j;
+	return -ENOTSUP;
+#endif
+}
+
+/* Reaps the remover, through its pidfd: if the loop took it first, ECHILD. */
+static void
+end_remover(struct job *j)
+{
+#ifdef __linux__
+	siginfo_t si;
+
+	if (j->remover_fd < 0)
+		return;
+	while (waitid((idtype_t)P_PIDFD, (id_t)j->remover_fd, &si, WEXITED) != 0 &&
+	    errno == EINTR)
+		;
+	fd_closep(&j->remover_fd);
+	j->remover = -1;
+#else
+	(void)j;
+#endif
+}
+
 /* Releases the shepherd and ends the job; the result is what it is. */
 static void
 complete(struct job *j)
@@ -243,6 +455,7 @@ complete(struct job *j)
 	if (j->ctl >= 0 && j->unwatch != NULL)
 		j->unwatch(j->unwatch_arg, j->ctl);
 	fd_closep(&j->ctl);
+	end_remover(j);
 	release_cgroups(j);
 	j->t_deadline = j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
 	j->phase = JOB_DONE;
@@ -289,8 +502,9 @@ finish(struct job *j)
 		 */
 		if (idle && !refused && !j->fresh && rmdir(j->tmp) == 0)
 			r->tmp_kept = false;
-		else if (idle && j->ctl >= 0 &&
-		    write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1) {
+		else if (idle && (j->direct ? start_remover(j) == 0 :
+		    j->ctl >= 0 &&
+		    write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1)) {
 			j->phase = JOB_REMOVING;
 			j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
 			j->t_poll = INT64_MAX;
@@ -334,12 +548,38 @@ proven(const struct job *j)
 #endif
 }
 
+/*
+ * Without a shepherd the job's orphans come back to us, its subreaper:
+ * its group's zombies are reaped before the group is looked at, or they
+ * would read as still present. Only while the group is there (its members
+ * hold the pgid): then every child of ours in it is the job's.
+ */
+static void
+reap_group(struct job *j)
+{
+	siginfo_t si;
+
+	if (!j->direct || j->group_gone)
+		return;
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PGID, (id_t)j->shep, &si, WEXITED | WNOHANG) != 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (si.si_pid == 0)
+			return;
+	}
+}
+
 /* Nothing of the job is left: its group is empty, no leftover is alive. */
 static bool
 empty(struct job *j)
 {
+	reap_group(j);
 	return !j->sweeping && !cgroup_busy(j) &&
-	    j->sys->kill(-j->shep, 0) != 0 && errno == ESRCH;
+	    group_kill(j, 0) != 0 && errno == ESRCH;
 }
 
 static void
@@ -371,7 +611,7 @@ prove(struct job *j, int64_t now)
 		/* A process of the job's cgroup outlived it, in its group or not. */
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
-	} else if (j->sys->kill(-j->shep, 0) == 0) {
+	} else if (group_kill(j, 0) == 0) {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
 	} else if (errno == ESRCH) {
@@ -537,11 +777,47 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 }
 
 void
+job_exited(struct job *j, int64_t now)
+{
+	struct shep_rec r = { .type = SHEP_EXITED, .pid = j->shep };
+	struct rusage ru;
+	int status = 0;
+	pid_t got;
+
+	if (!j->direct || j->reaped)
+		return;
+	memset(&ru, 0, sizeof(ru));
+	do
+		got = j->sys->wait4(j->shep, &status, WNOHANG, &ru);
+	while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return;  /* not yet: a wake-up early */
+	if (got != j->shep) {
+		r.type = SHEP_WAIT_FAILED;
+		r.err = got < 0 ? errno : ECHILD;
+		proc_reap(j->shep, NULL);
+	} else {
+		shep_rec_exited(&r, status, &ru, (clock_ns() - j->t_start) / 1000);
+	}
+	j->reaped = true;
+	if (j->ctl >= 0 && j->unwatch != NULL)
+		j->unwatch(j->unwatch_arg, j->ctl);
+	fd_closep(&j->ctl);
+	/* Its group's zombies, while its pgid cannot be anyone else's. */
+	reap_group(j);
+	on_record(j, &r, now);
+}
+
+void
 job_input(struct job *j, int64_t now)
 {
 	struct shep_rec r;
 	ssize_t n;
 
+	if (j->direct && !j->reaped) {
+		job_exited(j, now);
+		return;
+	}
 	while (j->ctl >= 0) {
 		n = read(j->ctl, j->rbuf + j->rlen, sizeof(j->rbuf) - j->rlen);
 		if (n < 0 && errno == EINTR)
@@ -600,7 +876,7 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 		return;
 	}
 	j->stopping = true;
-	if ((sig == SIGKILL ? kill_all(j) : j->sys->kill(-j->shep, sig)) == 0)
+	if ((sig == SIGKILL ? kill_all(j) : group_kill(j, sig)) == 0)
 		settle_select(&j->settle, CONFINE_CANCELLED, why, 0,
 		    CONFINE_STEP_NONE);
 	else if (errno != ESRCH)
@@ -617,7 +893,8 @@ void
 job_cancel(struct job *j, int64_t now)
 {
 	if (j->stopping || j->pending != CONFINE_REASON_NONE ||
-	    j->phase == JOB_DRAINING || j->phase == JOB_DONE)
+	    j->phase == JOB_DRAINING || j->phase == JOB_REMOVING ||
+	    j->phase == JOB_DONE)
 		return;
 	stop(j, CONFINE_REASON_CANCELLED, now);
 }

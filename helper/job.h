@@ -61,6 +61,12 @@ struct job_env {
 	 * Always so off Linux; on Linux for the tests of that path.
 	 */
 	bool group_proof_only;
+	/*
+	 * Linux, where each job has a v2 cgroup to settle and kill it: no
+	 * shepherd, the job is our child and we (a subreaper) collect its
+	 * orphans. Set by job_env_init; a test may clear it.
+	 */
+	bool direct;
 	/* Called with a shepherd's socket just before it is closed. */
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;
@@ -115,6 +121,18 @@ struct job {
 	struct cgroup_job cg;          /* the job's cgroups, if any */
 #endif
 	bool group_only;               /* env's group_proof_only */
+	bool direct;                   /* no shepherd: shep is the job itself,
+	                                  ctl its pidfd until it is reaped */
+	bool reaped;                   /* direct: the leader is reaped, the
+	                                  pgid is no longer held for us */
+	bool group_gone;               /* direct: kill(-pgid, 0) said ESRCH
+	                                  since: never signalled again */
+	int64_t t_start;
+	pid_t remover;                 /* direct: removing the fresh root */
+	int remover_fd;                /* its pidfd, or -1 */
+	struct ident *owner;           /* direct: whose tree it removes, or
+	                                  NULL for ours */
+	const struct ident *self;
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
 	char *tmp;                     /* its private tmp, or NULL */
@@ -144,8 +162,14 @@ const char *job_tmp(const struct job *j);
 
 /* The shepherd's socket, to poll for input; -1 once released. */
 int job_fd(const struct job *j);
-/* The shepherd's pid, to reap once the job is JOB_DONE. */
+/*
+ * The shepherd's pid, to reap once the job is JOB_DONE. Without one
+ * (j->direct): the job's own pid, which job_exited reaps, and 0 once it
+ * has.
+ */
 pid_t job_shepherd(const struct job *j);
+/* Without a shepherd: the job's pid has exited (SIGCHLD said so). */
+void job_exited(struct job *j, int64_t now);
 
 void job_input(struct job *j, int64_t now);
 /* The next timer (monotonic ns), INT64_MAX for none. */

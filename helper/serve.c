@@ -45,8 +45,12 @@ struct hjob {
 	struct ev_timer timer;        /* at job_timer(), in the loop */
 	struct tlink by_id;           /* in conn's ids */
 	struct tlink by_pid;          /* in the server's pids */
+	bool in_pids;
+	int fd;                       /* job_fd() as the loop watches it */
+	bool dying;                   /* done and reaped: freed after the step */
 	TAILQ_ENTRY(hjob) all;
 	TAILQ_ENTRY(hjob) mine;
+	TAILQ_ENTRY(hjob) dead;
 };
 
 struct conn {
@@ -84,6 +88,7 @@ struct srv {
 	size_t nallow;
 	TAILQ_HEAD(, conn) conns;
 	TAILQ_HEAD(, hjob) jobs;
+	TAILQ_HEAD(, hjob) dead;     /* done and reaped, to free after the step */
 	size_t nconns, njobs;
 	struct tlink *pids[PID_BUCKETS];
 };
@@ -237,6 +242,33 @@ job_detach(struct srv *s, struct hjob *h)
 	(void)s;
 }
 
+/*
+ * A job without a shepherd changes what the loop watches: its pidfd until
+ * it is reaped, then the socket of what removes its tree, if anything.
+ * Reaped, its pid leaves the table (it may be another job's soon); done
+ * and reaped, it is freed after this step, as reap() frees the others.
+ */
+static void
+direct_after(struct srv *s, struct hjob *h)
+{
+	int fd = job_fd(&h->j);
+
+	if (fd >= 0 && fd != h->fd && ev_add(&s->ev, fd, EV_IN, h) != 0) {
+		/* Unwatched, its report would never come: kept, not lost. */
+		job_shepherd_lost(&h->j, clock_ns());
+		fd = -1;
+	}
+	h->fd = fd;
+	if (h->in_pids && job_shepherd(&h->j) == 0) {
+		table_del(s->pids, PID_BUCKETS, &h->by_pid);
+		h->in_pids = false;
+	}
+	if (!h->in_pids && h->j.phase == JOB_DONE && !h->dying) {
+		h->dying = true;
+		TAILQ_INSERT_TAIL(&s->dead, h, dead);
+	}
+}
+
 /* Sends what the job's last step produced, and re-files its timer. */
 static void
 job_after(struct srv *s, struct hjob *h)
@@ -244,6 +276,8 @@ job_after(struct srv *s, struct hjob *h)
 	struct conn *c = h->conn;
 	unsigned ev = h->j.events;
 
+	if (h->j.direct)
+		direct_after(s, h);
 	/* REFUSED stays set: it is sent at JOB_DONE, below. */
 	h->j.events &= JOB_EV_REFUSED;
 	if (c != NULL) {
@@ -267,7 +301,10 @@ static void
 job_free(struct srv *s, struct hjob *h)
 {
 	job_detach(s, h);
-	table_del(s->pids, PID_BUCKETS, &h->by_pid);
+	if (h->in_pids)
+		table_del(s->pids, PID_BUCKETS, &h->by_pid);
+	if (h->dying)
+		TAILQ_REMOVE(&s->dead, h, dead);
 	ev_timer_del(&s->ev, &h->timer);
 	TAILQ_REMOVE(&s->jobs, h, all);
 	s->njobs--;
@@ -283,6 +320,14 @@ reap(struct srv *s)
 
 	while ((pid = proc_exited_child()) > 0) {
 		h = pid_job(s, pid);
+		if (h != NULL && h->j.direct) {
+			/* The job itself: it reaps itself, and is freed later. */
+			job_exited(&h->j, clock_ns());
+			job_after(s, h);
+			if (job_shepherd(&h->j) == pid)
+				proc_reap(pid, NULL);  /* never spin on it */
+			continue;
+		}
 		if (h != NULL && h->j.phase != JOB_DONE) {
 			/* Read what it said before it died, then settle. */
 			job_input(&h->j, clock_ns());
@@ -386,8 +431,13 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	c->njobs++;
 	table_put(s->pids, PID_BUCKETS, &h->by_pid,
 	    (uint32_t)job_shepherd(&h->j));
+	h->in_pids = true;
+	h->fd = job_fd(&h->j);
 	TAILQ_INSERT_TAIL(&s->jobs, h, all);
 	s->njobs++;
+	/* Without a shepherd it has started (or failed to) already. */
+	if (h->j.direct)
+		job_after(s, h);
 }
 
 static void
@@ -845,13 +895,15 @@ step(struct srv *s, int sigfd)
 		on_signals(s, sigfd);
 	if (acc && s->listen_fd >= 0)
 		accept_one(s);
+	while ((h = TAILQ_FIRST(&s->dead)) != NULL)
+		job_free(s, h);
 }
 
 int
 serve(const struct serve_opts *o)
 {
 	struct srv s;
-	int keep[5], sigp[2] = { -1, -1 }, rc = 0;
+	int keep[5], sigp[2] = { -1, -1 }, rc = 0, guard = -1;
 	struct hjob *h;
 	struct conn *c;
 
@@ -864,6 +916,7 @@ serve(const struct serve_opts *o)
 	memset(&s, 0, sizeof(s));
 	TAILQ_INIT(&s.conns);
 	TAILQ_INIT(&s.jobs);
+	TAILQ_INIT(&s.dead);
 	s.listen_fd = o->listen_fd;
 	s.single = o->listen_fd < 0;
 	s.parent = o->parent;
@@ -890,6 +943,13 @@ serve(const struct serve_opts *o)
 	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;
 	s.env.unwatch_arg = &s.ev;
+#ifdef __linux__
+	/* No shepherds to end the jobs if we die: the guard instead, or them. */
+	if (s.env.direct && (guard = cgroup_guard(&s.env.cg)) < 0) {
+		say("no guard for the jobs (%s): shepherds", strerror(-guard));
+		s.env.direct = false;
+	}
+#endif
 	if (s.listen_fd >= 0) {
 		(void)fd_nonblock(s.listen_fd);
 		if (ev_add(&s.ev, s.listen_fd, EV_IN, &listen_watch) != 0)
@@ -908,6 +968,7 @@ serve(const struct serve_opts *o)
 		job_free(&s, h);
 	say("stopped");
 	job_env_fini(&s.env);
+	fd_closep(&guard);
 	ev_fini(&s.ev);
 	close(sigp[0]);
 	close(sigp[1]);

@@ -46,8 +46,9 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char parent[24], *argv[6], *envp[2] = { NULL, NULL };
-	const char *tmpdir = getenv("TMPDIR");
+	char parent[24], *argv[6], *envp[3] = { NULL, NULL, NULL };
+	const char *tmpdir = getenv("TMPDIR"), *shep = getenv("CONFINE_SHEPHERD");
+	size_t ne = 0;
 	int sv[2], rc, moved;
 	sigset_t none, all;
 
@@ -88,16 +89,21 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	/*
 	 * Nothing of the host's environment but where it keeps temporary
-	 * files: the helper makes its jobs' private tmps there.
+	 * files (the helper makes its jobs' private tmps there), and whether
+	 * it must run every job under a shepherd (CONFINE_SHEPHERD=1).
 	 */
 	if (tmpdir != NULL && tmpdir[0] == '/' &&
-	    asprintf(&envp[0], "TMPDIR=%s", tmpdir) < 0) {
-		envp[0] = NULL;
+	    asprintf(&envp[ne++], "TMPDIR=%s", tmpdir) < 0) {
+		envp[--ne] = NULL;
 		rc = ENOMEM;
 	}
+	if (rc == 0 && shep != NULL && strcmp(shep, "1") == 0 &&
+	    (envp[ne] = strdup("CONFINE_SHEPHERD=1")) == NULL)
+		rc = ENOMEM;
 	if (rc == 0)
 		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
 	free(envp[0]);
+	free(envp[1]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/contract.h"
 #include "tests/jobrun.h"
 #include "tests/testutil.h"
 
@@ -87,6 +88,8 @@ cgroups_are_available_here(void **state)
 {
 	assert_true(jr_env.cg.v2 >= 0);
 	assert_true(jr_env.cg.v2_kill);
+	/* So jobs here take no shepherd, the contract below included. */
+	assert_true(jr_env.direct);
 	assert_true(cgroup_env_memory(&jr_env.cg) >= 0);
 	assert_true(cgroup_env_pids(&jr_env.cg) >= 0);
 }
@@ -620,6 +623,46 @@ populated_is_read_strictly(void **state)
 	free(dir);
 }
 
+/*
+ * Without a shepherd the job is our own child and leads its own group (as
+ * under posix_spawn with a new group); with one, the group is the
+ * shepherd's and the job is its child. Each proven by its cgroup.
+ */
+static void
+without_a_shepherd_the_job_is_ours_and_leads_its_group(void **state)
+{
+	struct jr_dirs *d = *state;
+	struct job_env env = jr_env;
+	long pid, pgid, sid, ppid;
+	struct jr j;
+	int direct;
+
+	for (direct = 1; direct >= 0; direct--) {
+		env.direct = direct;
+		jr_init(&j, LL, d->scratch, "ids", NULL);
+		j.argv[0] = "/bin/sh";
+		j.argv[1] = "-c";
+		j.argv[2] = "echo $$ $(ps -o pgid= -p $$) 0 $PPID";
+		j.argv[3] = NULL;
+		j.spec.exe = "/bin/sh";
+		jr_run_env(&j, &env);
+		assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+		assert_int_equal(sscanf(j.out, "%ld %ld %ld %ld", &pid, &pgid,
+		    &sid, &ppid), 4);
+		assert_int_equal(pid, j.r.pid);
+		assert_int_equal(pgid, j.r.pgid);
+		assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
+		if (direct) {
+			assert_int_equal(pgid, pid);
+			assert_int_equal(ppid, getpid());
+		} else {
+			assert_int_not_equal(pgid, pid);
+			assert_int_equal(ppid, pgid);  /* the shepherd's */
+		}
+		jr_free(&j);
+	}
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -642,6 +685,7 @@ main(void)
 		T(process_bound_is_a_failed_fork),
 		T(a_process_moved_into_the_jobs_cgroup_is_found_and_killed),
 		T(deadline_kills_through_cgroup_kill),
+		T(without_a_shepherd_the_job_is_ours_and_leads_its_group),
 		cmocka_unit_test(populated_is_read_strictly),
 		cmocka_unit_test(process_bound_without_cgroups_is_rlimit_nproc_for_a_user),
 	};
@@ -650,7 +694,12 @@ main(void)
 	(void)tu_own_cgroup();  /* cgroups_are_available_here says if not */
 	jr_setup();
 	plain = tu_runfile("tests/plain_fixture");
+	/* The contract, as job_test runs it with shepherds, without. */
+	static const struct contract_errnos landlock = { EROFS, EXDEV, EPERM };
+
 	rc = cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);
+	rc += contract_run(CONFINE_BACKEND_LANDLOCK, &landlock,
+	    CONFINE_PROOF_CGROUP);
 	job_env_fini(&jr_env);
 	return rc;
 }

@@ -294,7 +294,7 @@ cmd_ids(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "wait") == 0)
 		while (read(0, buf, sizeof(buf)) > 0)
 			;
-	return getpgrp() == getpid();
+	return 0;
 }
 
 static int

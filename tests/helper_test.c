@@ -321,13 +321,14 @@ job_starts_clean_in_its_own_group(void **state)
 	assert_string_equal(j.out, want);
 	hu_free(&j);
 
-	/* Exits 0 only when not a group leader: the group is the shepherd's. */
+	/* Not a group leader: sandboxed, the group is the shepherd's. */
 	hu_init(&j, scratch, "ids", NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
 	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
 	assert_int_equal(pid, j.r.pid);
 	assert_int_equal(pgid, j.r.pgid);
+	assert_int_not_equal(pgid, pid);
 	assert_int_not_equal(pgid, getpgrp());
 	assert_int_not_equal(pgid, getpgid(confine_helper_pid(C(state))));
 	hu_free(&j);

@@ -356,6 +356,7 @@ job_runs_in_its_own_process_group(void **state)
 	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
 	assert_int_equal(pid, j.r.pid);
 	assert_int_equal(pgid, j.r.pgid);
+	assert_int_not_equal(pgid, pid);
 	assert_int_not_equal(pgid, getpgrp());
 	jr_free(&j);
 }
@@ -788,6 +789,8 @@ main(void)
 	static const struct contract_errnos landlock = { EROFS, EXDEV, EPERM };
 
 	jr_setup();
+	/* The shepherd's path: cgroup_test runs the contract without one. */
+	jr_env.direct = false;
 	return contract_run(CONFINE_BACKEND_LANDLOCK, &landlock,
 	    CONFINE_PROOF_SUBREAPER) +
 	    cmocka_run_group_tests_name("job", tests, NULL, NULL);

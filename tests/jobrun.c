@@ -44,7 +44,9 @@ jr_job_run(const struct confine_spec *s, const struct job_env *env,
 		if (job_timer(&j) <= now)
 			job_tick(&j, now);
 	}
-	proc_reap(job_shepherd(&j), NULL);
+	/* Without a shepherd (0) the job reaped itself. */
+	if (job_shepherd(&j) > 0)
+		proc_reap(job_shepherd(&j), NULL);
 	job_release(&j);
 	if (j.events & JOB_EV_REFUSED) {
 		*why = j.why;

@@ -1,5 +1,7 @@
 /*
- * A helper that dies with its shepherds: what ends its jobs. Unsandboxed
+ * A helper that dies with its shepherds, or without shepherds (where a
+ * cgroup v2 settles each job) with or without its guard: what ends its
+ * jobs. Unsandboxed
  * (Bazel's sandbox mounts cgroupfs read-only), as root on a writable
  * cgroup v2 hierarchy; fails, never skips, without one. We are the
  * subreaper here, so the orphaned jobs are ours to reap, and each status
@@ -13,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +94,55 @@ reap_all(void *arg)
 	return NULL;
 }
 
+/* Every one of the hundred settles Uncertain(helper lost), none Completed. */
+static void
+all_lost(struct hu_job *j)
+{
+	int i, lost = 0;
+
+	for (i = 0; i < HUNDRED; i++) {
+		assert_int_equal(confine_wait(j[i].job, -1, &j[i].r), 0);
+		assert_int_not_equal(j[i].r.outcome, CONFINE_COMPLETED);
+		lost += j[i].r.outcome == CONFINE_UNCERTAIN &&
+		    j[i].r.reason == CONFINE_REASON_HELPER_LOST;
+		hu_free(&j[i]);
+	}
+	assert_int_equal(lost, HUNDRED);
+}
+
+/*
+ * Each job died of SIGKILL, the dead helper's cgroups are gone once they
+ * are reaped (by the next helper's sweep or a concurrent one); the end.
+ */
+static void
+all_killed(const struct reaper *rp, char *dead, struct confine *next)
+{
+	int i;
+
+	for (i = 0; i < HUNDRED; i++)
+		assert_true(WIFSIGNALED(rp->status[i]) &&
+		    WTERMSIG(rp->status[i]) == SIGKILL);
+	assert_true(tu_path_gone(dead));
+	confine_close(next);
+	free(dead);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+}
+
+/* A hundred sleeping jobs on c, their pids in r; their helper's cgroup. */
+static char *
+start_hundred(struct confine *c, struct hu_job *j, struct reaper *r)
+{
+	int i;
+
+	for (i = 0; i < HUNDRED; i++) {
+		hu_init(&j[i], scratch, "pid-sleep", "60000", NULL);
+		assert_int_equal(hu_spawn(c, &j[i]), 0);
+		r->pids[i] = hu_read_pid(j[i].outfd);
+		assert_true(r->pids[i] > 1);
+	}
+	return helper_cgroup(r->pids[0]);
+}
+
 /*
  * The helper stopped (so that it cannot act), its hundred shepherds and
  * then the helper killed outright: every result is Uncertain(helper
@@ -107,32 +159,21 @@ helper_and_shepherds_killed_the_next_helper_ends_their_jobs(void **state)
 	struct confine *c, *next;
 	pthread_t t;
 	char *dead;
-	int i, n, status, lost = 0;
+	int i, n, status;
 
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	assert_int_equal(setenv("CONFINE_SHEPHERD", "1", 1), 0);
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	assert_int_equal(unsetenv("CONFINE_SHEPHERD"), 0);
 	helper = confine_helper_pid(c);
-	for (i = 0; i < HUNDRED; i++) {
-		hu_init(&j[i], scratch, "pid-sleep", "60000", NULL);
-		assert_int_equal(hu_spawn(c, &j[i]), 0);
-		rp.pids[i] = hu_read_pid(j[i].outfd);
-		assert_true(rp.pids[i] > 1);
-	}
-	dead = helper_cgroup(rp.pids[0]);
+	dead = start_hundred(c, j, &rp);
 	assert_int_equal(kill(helper, SIGSTOP), 0);
 	n = hu_children_of(helper, shep, HUNDRED + 1);
 	assert_int_equal(n, HUNDRED);
 	for (i = 0; i < n; i++)
 		assert_int_equal(kill(shep[i], SIGKILL), 0);
 	assert_int_equal(kill(helper, SIGKILL), 0);
-	for (i = 0; i < HUNDRED; i++) {
-		assert_int_equal(confine_wait(j[i].job, -1, &j[i].r), 0);
-		assert_int_not_equal(j[i].r.outcome, CONFINE_COMPLETED);
-		lost += j[i].r.outcome == CONFINE_UNCERTAIN &&
-		    j[i].r.reason == CONFINE_REASON_HELPER_LOST;
-		hu_free(&j[i]);
-	}
-	assert_int_equal(lost, HUNDRED);
+	all_lost(j);
 	confine_close(c);
 	/* Each shepherd, a zombie once its helper is gone, is ours. */
 	for (i = 0; i < n; i++) {
@@ -146,14 +187,75 @@ helper_and_shepherds_killed_the_next_helper_ends_their_jobs(void **state)
 	assert_int_equal(pthread_create(&t, NULL, reap_all, &rp), 0);
 	assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	for (i = 0; i < HUNDRED; i++)
-		assert_true(WIFSIGNALED(rp.status[i]) &&
-		    WTERMSIG(rp.status[i]) == SIGKILL);
-	/* Gone once they are reaped (by that sweep or a concurrent one). */
-	assert_true(tu_path_gone(dead));
-	confine_close(next);
-	free(dead);
-	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+	all_killed(&rp, dead, next);
+}
+
+/*
+ * Without shepherds: a hundred jobs, each the helper's own child (one
+ * process a job), and one more child, the guard. The helper is stopped
+ * and killed, with its guard too when guard_too; every result is
+ * Uncertain(helper lost). Alone, the guard ends the jobs at once; with
+ * it dead, the jobs run on until the next helper's start kills them.
+ * Each job dies of SIGKILL, and the dead helper's cgroups go.
+ */
+static void
+helper_dies_without_shepherds(bool guard_too)
+{
+	static struct hu_job j[HUNDRED];
+	static struct reaper rp;
+	pid_t kids[HUNDRED + 2], helper, guard = 0;
+	struct confine *c, *next;
+	pthread_t t;
+	char *dead;
+	int i, k, n;
+
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	helper = confine_helper_pid(c);
+	dead = start_hundred(c, j, &rp);
+	assert_int_equal(kill(helper, SIGSTOP), 0);
+	n = hu_children_of(helper, kids, HUNDRED + 2);
+	assert_int_equal(n, HUNDRED + 1);
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < HUNDRED && rp.pids[i] != kids[k]; i++)
+			;
+		if (i == HUNDRED)
+			guard = kids[k];
+	}
+	assert_true(guard > 0);
+	if (guard_too)
+		assert_int_equal(kill(guard, SIGKILL), 0);
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	all_lost(j);
+	confine_close(c);
+	(void)reap_orphan(guard);
+	if (guard_too) {
+		/* Nothing of the first helper ended them: every job runs on. */
+		for (i = 0; i < HUNDRED; i++)
+			assert_int_equal(waitpid(rp.pids[i], NULL, WNOHANG), 0);
+		assert_int_equal(pthread_create(&t, NULL, reap_all, &rp), 0);
+		assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+	} else {
+		/* The guard ended them: no other helper is started first. */
+		reap_all(&rp);
+		assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
+	}
+	all_killed(&rp, dead, next);
+}
+
+static void
+helper_killed_its_guard_ends_its_jobs(void **state)
+{
+	(void)state;
+	helper_dies_without_shepherds(false);
+}
+
+static void
+helper_and_guard_killed_the_next_helper_ends_their_jobs(void **state)
+{
+	(void)state;
+	helper_dies_without_shepherds(true);
 }
 
 int
@@ -162,6 +264,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 		    helper_and_shepherds_killed_the_next_helper_ends_their_jobs),
+		cmocka_unit_test(helper_killed_its_guard_ends_its_jobs),
+		cmocka_unit_test(
+		    helper_and_guard_killed_the_next_helper_ends_their_jobs),
 	};
 
 	hu_setup();
