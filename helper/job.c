@@ -182,6 +182,7 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 	}
 	/* Unreaped, so the pid is still this child's. */
 	j->ctl = pidfd_of(pid);
+	j->ctl_gen++;
 	do
 		n = read(errp[0], buf, sizeof(buf));
 	while (n < 0 && errno == EINTR);
@@ -414,6 +415,7 @@ start_remover(struct job *j)
 	j->remover = pid;
 	(void)fd_nonblock(sv[0]);
 	j->ctl = sv[0];
+	j->ctl_gen++;
 	return 0;
 #else
 	(void)j;

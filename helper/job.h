@@ -103,6 +103,7 @@ struct job {
 	const struct job_sys *sys;
 	pid_t shep;                    /* the shepherd, whose pid is the pgid */
 	int ctl;
+	unsigned ctl_gen;               /* a new ctl: its number may be an old one's */
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;
 	struct settle settle;

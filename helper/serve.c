@@ -47,6 +47,7 @@ struct hjob {
 	struct tlink by_pid;          /* in the server's pids */
 	bool in_pids;
 	int fd;                       /* job_fd() as the loop watches it */
+	unsigned fd_gen;              /* and its ctl_gen then */
 	bool dying;                   /* done and reaped: freed after the step */
 	TAILQ_ENTRY(hjob) all;
 	TAILQ_ENTRY(hjob) mine;
@@ -253,12 +254,18 @@ direct_after(struct srv *s, struct hjob *h)
 {
 	int fd = job_fd(&h->j);
 
-	if (fd >= 0 && fd != h->fd && ev_add(&s->ev, fd, EV_IN, h) != 0) {
+	/*
+	 * The pidfd was unwatched and closed when the job was reaped; the
+	 * remover's socket made next often gets its number: new all the same.
+	 */
+	if (fd >= 0 && (fd != h->fd || h->j.ctl_gen != h->fd_gen) &&
+	    ev_add(&s->ev, fd, EV_IN, h) != 0) {
 		/* Unwatched, its report would never come: kept, not lost. */
 		job_shepherd_lost(&h->j, clock_ns());
 		fd = -1;
 	}
 	h->fd = fd;
+	h->fd_gen = h->j.ctl_gen;
 	if (h->in_pids && job_shepherd(&h->j) == 0) {
 		table_del(s->pids, PID_BUCKETS, &h->by_pid);
 		h->in_pids = false;
@@ -433,6 +440,7 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	    (uint32_t)job_shepherd(&h->j));
 	h->in_pids = true;
 	h->fd = job_fd(&h->j);
+	h->fd_gen = h->j.ctl_gen;
 	TAILQ_INSERT_TAIL(&s->jobs, h, all);
 	s->njobs++;
 	/* Without a shepherd it has started (or failed to) already. */
