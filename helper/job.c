@@ -212,6 +212,59 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 #endif
 }
 
+/*
+ * The trees the job's view will see again beneath its private /tmp, each
+ * by a mount point made there: tmp_gone removes those. One not kept
+ * (no memory) is left to the remover.
+ */
+static void
+keep_made(struct job *j, const struct plan *p)
+{
+#ifdef __linux__
+	const struct mountns_view *v = &p->child.view;
+	const char *path[] = { v->root.path, v->keep[0].path, v->keep[1].path };
+	size_t i, n = 0;
+
+	for (i = 0; v->over_tmp && p->tmp != NULL && i < 3; i++)
+		if (path[i] != NULL && strncmp(path[i], "/tmp/", 5) == 0)
+			j->made[n++] = strdup(path[i]);
+#else
+	(void)j;
+	(void)p;
+#endif
+}
+
+/*
+ * A private tmp the job left empty but for those mount points goes here,
+ * in the loop: one rmdir, or a few calls more, where a remover costs a
+ * fork and the shepherd a round trip (about a fifth of a short job).
+ * Only its user or root can rename it within the helper's own tmp base,
+ * so the name is still ours; beneath it nothing is resolved through a
+ * link (mountns_unmake), and it is done as the job's user.
+ */
+static bool
+tmp_gone(struct job *j)
+{
+	bool gone = rmdir(j->tmp) == 0;
+#ifdef __linux__
+	int fd;
+	size_t i;
+
+	if (gone || errno != ENOTEMPTY || j->made[0] == NULL ||
+	    (j->owner != NULL && ident_enter(j->owner, j->self) != 0))
+		return gone;
+	fd = open(j->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (i = 0; fd >= 0 && i < 3 && j->made[i] != NULL; i++)
+		(void)mountns_unmake(fd, j->made[i]);
+	if (fd >= 0)
+		close(fd);
+	gone = rmdir(j->tmp) == 0;
+	if (j->owner != NULL)
+		ident_leave(j->self);
+#endif
+	return gone;
+}
+
 int
 job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
@@ -238,7 +291,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	if (rc == 0 && !j->direct && (rc = fd_socketpair(sv)) != 0)
 		*why = "no socketpair for the shepherd";
 	/* A tree to remove as its owner, later: whose, kept. */
-	if (rc == 0 && j->direct && p.becomes &&
+	if (rc == 0 && p.becomes &&
 	    (j->owner = malloc(sizeof(*j->owner))) == NULL) {
 		rc = -ENOMEM;
 		*why = "no memory for the job";
@@ -284,6 +337,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	 * taken (a copy that failed would lose them, and their removal).
 	 */
 	j->fresh = (s->flags & CONFINE_FRESH_SCRATCH) != 0;
+	keep_made(j, &p);
 	j->root = p.scratch;
 	j->tmp = p.tmp;
 	p.scratch = p.tmp = NULL;
@@ -334,6 +388,10 @@ job_release(struct job *j)
 	j->root = NULL;
 	free(j->tmp);
 	j->tmp = NULL;
+	for (size_t i = 0; i < sizeof(j->made) / sizeof(j->made[0]); i++) {
+		free(j->made[i]);
+		j->made[i] = NULL;
+	}
 }
 
 const char *
@@ -495,14 +553,11 @@ finish(struct job *j)
 		r->scratch_kept = j->fresh && !refused;
 		r->tmp_kept = j->tmp != NULL && !refused;
 		/*
-		 * A private tmp the job left empty, and nothing else, goes
-		 * here: one rmdir, where the shepherd costs a round trip
-		 * (about a fifth of a short job). Only its user or root can
-		 * rename it within the helper's own tmp base, so the name is
-		 * still ours. Anything in it, and a fresh root, the shepherd
-		 * removes as the job's user, off our loop.
+		 * A private tmp the job left empty goes here (tmp_gone).
+		 * Anything else in it, and a fresh root, the shepherd or a
+		 * remover removes as the job's user, off our loop.
 		 */
-		if (idle && !refused && !j->fresh && rmdir(j->tmp) == 0)
+		if (idle && !refused && !j->fresh && tmp_gone(j))
 			r->tmp_kept = false;
 		else if (idle && (j->direct ? start_remover(j) == 0 :
 		    j->ctl >= 0 &&

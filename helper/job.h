@@ -137,6 +137,8 @@ struct job {
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
 	char *tmp;                     /* its private tmp, or NULL */
+	char *made[3];                 /* trees beneath /tmp the job's view
+	                                  made mount points for in tmp */
 	unsigned char rbuf[SHEP_REC_LEN];
 	size_t rlen;
 };

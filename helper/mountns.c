@@ -150,6 +150,55 @@ make_mountpoint(const char *path)
 	return 0;
 }
 
+/*
+ * What make_mountpoint made for path, undone: beneath tmp (the private
+ * tmp, a directory descriptor) the directories of path's components,
+ * opened one by one without following a link, removed deepest first
+ * while empty. No name is resolved through the tree, so what the job's
+ * user renamed or linked in its place is left, and nothing outside it
+ * is reached.
+ */
+int
+mountns_unmake(int tmp, const char *path)
+{
+	enum { DEPTH = 64 };
+	char buf[4096], *name[DEPTH], *s;
+	int dir[DEPTH], nd = 1, n = 0, rc = 0, i;
+	size_t len;
+
+	if (!beneath_tmp(path) || (len = strlen(path + 5)) == 0 ||
+	    len >= sizeof(buf) || path[5 + len - 1] == '/')
+		return -EINVAL;
+	memcpy(buf, path + 5, len + 1);
+	/* name[i] is an entry of dir[i]; dir[i + 1] is name[i], opened. */
+	dir[0] = tmp;
+	for (s = buf; rc == 0 && *s != '\0'; ) {
+		if (n == DEPTH) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		name[n++] = s;
+		s += strcspn(s, "/");
+		if (*s == '/')
+			*s++ = '\0';
+		if (name[n - 1][0] == '\0' || strcmp(name[n - 1], ".") == 0 ||
+		    strcmp(name[n - 1], "..") == 0)
+			rc = -EINVAL;
+		else if (*s != '\0' && (dir[nd] = openat(dir[nd - 1],
+		    name[n - 1], O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0)
+			rc = -errno;
+		else if (*s != '\0')
+			nd++;
+	}
+	for (i = n - 1; rc == 0 && i >= 0; i--)
+		if (unlinkat(dir[i], name[i], AT_REMOVEDIR) != 0)
+			rc = -errno;
+	while (nd > 1)
+		close(dir[--nd]);
+	return rc;
+}
+
 static int
 attach(int fd, const char *path, bool over_tmp)
 {

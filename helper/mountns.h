@@ -45,4 +45,16 @@ struct mountns_view {
  */
 int mountns_apply(const struct mountns_view *view);
 
+/*
+ * The directories the view made in the private tmp for path (beneath the
+ * host's /tmp) to be seen there again, removed from the helper once the
+ * job is settled: tmp is that directory, opened; each of path's
+ * components is opened beneath it without following a link and removed,
+ * deepest first, while empty. Returns 0 once all are gone, else -errno of
+ * the first that is not (-ENOTEMPTY: the job left something there;
+ * -ENOTDIR: a link or a file in its place, left alone; -EINVAL: a
+ * path not beneath /tmp or not canonical).
+ */
+int mountns_unmake(int tmp, const char *path);
+
 #endif
