@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,7 @@ remove_base(int *fd, const char *name)
 void
 cgroup_env_fini(struct cgroup_env *env)
 {
+	(void)cgroup_env_tidy(env, SIZE_MAX);
 	while (env->kept != NULL && env->kept->npool > 0 && env->v2 >= 0)
 		(void)unlinkat(env->v2, env->kept->pool[--env->kept->npool],
 		    AT_REMOVEDIR);
@@ -380,6 +382,7 @@ cgroup_env_fini(struct cgroup_env *env)
 	if (env->kept != NULL) {
 		remove_base(&env->kept->memory, env->name);
 		remove_base(&env->kept->pids, env->name);
+		free(env->kept->dead);
 		free(env->kept);
 		env->kept = NULL;
 	}
@@ -496,6 +499,32 @@ fail:
 	return rc;
 }
 
+/* Queues the job's cgroups for cgroup_env_tidy: false if it cannot grow. */
+static bool
+bury(struct cgroup_job *job)
+{
+	struct cgroup_kept *k = job->kept;
+	struct cgroup_dead *d;
+	size_t cap;
+
+	if (k == NULL)
+		return false;
+	if (k->ndead == k->dead_cap) {
+		cap = k->dead_cap ? 2 * k->dead_cap : 64;
+		if (cap > SIZE_MAX / sizeof(*d) ||
+		    (d = realloc(k->dead, cap * sizeof(*d))) == NULL)
+			return false;
+		k->dead = d;
+		k->dead_cap = cap;
+	}
+	d = &k->dead[k->ndead++];
+	memcpy(d->name, job->name, sizeof(d->name));
+	d->v2 = job->v2 >= 0;
+	d->memory = job->memory >= 0;
+	d->pids = job->pids >= 0;
+	return true;
+}
+
 void
 cgroup_job_destroy(struct cgroup_job *job)
 {
@@ -515,17 +544,44 @@ cgroup_job_destroy(struct cgroup_job *job)
 	fd_closep(&job->events);
 	fd_closep(&job->kill);
 	fd_closep(&job->dir);
-	if (keep)
+	if (keep) {
 		memcpy(job->kept->pool[job->kept->npool++], job->name,
 		    sizeof(job->name));
-	/* A cgroup still in use stays: rmdir says EBUSY and nothing is lost. */
-	else if (job->v2 >= 0)
-		(void)unlinkat(job->v2, job->name, AT_REMOVEDIR);
-	if (job->memory >= 0)
-		(void)unlinkat(job->memory, job->name, AT_REMOVEDIR);
-	if (job->pids >= 0)
-		(void)unlinkat(job->pids, job->name, AT_REMOVEDIR);
+		job->v2 = -1;
+	}
+	/* The name is reused with the kept one: its v1 cgroups go now. */
+	if (keep || ((job->v2 >= 0 || job->memory >= 0 || job->pids >= 0) &&
+	    !bury(job))) {
+		/* A cgroup still in use stays: rmdir says EBUSY, nothing is lost. */
+		if (job->v2 >= 0)
+			(void)unlinkat(job->v2, job->name, AT_REMOVEDIR);
+		if (job->memory >= 0)
+			(void)unlinkat(job->memory, job->name, AT_REMOVEDIR);
+		if (job->pids >= 0)
+			(void)unlinkat(job->pids, job->name, AT_REMOVEDIR);
+	}
 	job->v2 = job->memory = job->pids = -1;
+}
+
+size_t
+cgroup_env_tidy(const struct cgroup_env *env, size_t max)
+{
+	struct cgroup_kept *k = env->kept;
+	struct cgroup_dead *d;
+
+	if (k == NULL)
+		return 0;
+	/* The last buried first: the order does not matter, the cost does. */
+	for (; max > 0 && k->ndead > 0; max--) {
+		d = &k->dead[--k->ndead];
+		if (d->v2 && env->v2 >= 0)
+			(void)unlinkat(env->v2, d->name, AT_REMOVEDIR);
+		if (d->memory && k->memory >= 0)
+			(void)unlinkat(k->memory, d->name, AT_REMOVEDIR);
+		if (d->pids && k->pids >= 0)
+			(void)unlinkat(k->pids, d->name, AT_REMOVEDIR);
+	}
+	return k->ndead;
 }
 
 int

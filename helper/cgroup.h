@@ -38,6 +38,19 @@ struct cgroup_kept {
 	int pids;        /* the v1 pids controller's, likewise */
 	char pool[CGROUP_POOL][24];
 	int npool;
+	/*
+	 * Job cgroups to remove when the helper has time (cgroup_env_tidy):
+	 * each rmdir costs what a job's whole settlement in the loop costs
+	 * again, and no result waits for it.
+	 */
+	struct cgroup_dead *dead;
+	size_t ndead, dead_cap;
+};
+
+/* A settled job's cgroups, empty, not yet removed. */
+struct cgroup_dead {
+	char name[24];
+	bool v2, memory, pids;  /* the hierarchies it has one in */
 };
 
 /* The helper's own cgroups, one per hierarchy, each -1 when unavailable. */
@@ -78,11 +91,18 @@ void cgroup_env_fini(struct cgroup_env *env);
 int cgroup_job_create(const struct cgroup_env *env, struct cgroup_job *job,
     int64_t memory, int64_t processes, const char **why);
 /*
- * Closes the descriptors and removes the cgroups that are empty; an empty
- * v2 cgroup may instead be kept for the next job (mkdir and rmdir of a
- * cgroup wait on the kernel's RCU grace periods).
+ * Closes the descriptors. An empty v2 cgroup may be kept for the next job
+ * (mkdir and rmdir of a cgroup wait on the kernel's RCU grace periods);
+ * the others are queued for cgroup_env_tidy, or removed now when the
+ * queue cannot grow. One still in use stays (rmdir says EBUSY): the next
+ * helper's start removes it.
  */
 void cgroup_job_destroy(struct cgroup_job *job);
+/*
+ * Removes up to max of the queued cgroups; returns how many are left.
+ * cgroup_env_fini removes them all.
+ */
+size_t cgroup_env_tidy(const struct cgroup_env *env, size_t max);
 /* 1 populated, 0 empty, -errno (or -ENOENT without a v2 cgroup). */
 int cgroup_job_populated(const struct cgroup_job *job);
 /* Kills everything in the v2 cgroup. 0 or -errno. */

@@ -17,6 +17,7 @@
 #define CONFINE_JOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "confine/confine.h"
@@ -79,6 +80,11 @@ struct job_env {
 /* 0, or -ENOMEM: a helper short of it would refuse narrowed jobs. */
 int job_env_init(struct job_env *env);
 void job_env_fini(struct job_env *env);
+/*
+ * What settled jobs left for later (their cgroups): removes up to max of
+ * it, returns how much is left. No result waits for it.
+ */
+size_t job_env_tidy(const struct job_env *env, size_t max);
 
 enum job_phase {
 	JOB_STARTING = 1,  /* forked, waiting for the exec result */

@@ -147,6 +147,18 @@ job_env_init(struct job_env *env)
 	return 0;
 }
 
+size_t
+job_env_tidy(const struct job_env *env, size_t max)
+{
+#ifdef __linux__
+	return cgroup_env_tidy(&env->cg, max);
+#else
+	(void)env;
+	(void)max;
+	return 0;
+#endif
+}
+
 void
 job_env_fini(struct job_env *env)
 {

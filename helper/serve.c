@@ -31,6 +31,17 @@
 #define PID_BUCKETS 1024
 #define FRAMES_PER_TURN 16    /* then the other peers' turn */
 #define READY_MAX 64          /* events taken in one turn */
+/*
+ * Timers fired and exited children settled in one turn (twice as many
+ * kills as reaps: a kill is the cheaper): a burst of deadlines then
+ * reaches its hosts a batch at a time, not all at the end. And what
+ * settled jobs left to tidy (their cgroups): one a turn, more when a
+ * turn found nothing to do.
+ */
+#define REAPS_PER_TURN 32
+#define TIMERS_PER_TURN 64
+#define TIDY_BUSY 1
+#define TIDY_IDLE 16
 
 struct conn;
 
@@ -92,6 +103,8 @@ struct srv {
 	TAILQ_HEAD(, hjob) dead;     /* done and reaped, to free after the step */
 	size_t nconns, njobs;
 	struct tlink *pids[PID_BUCKETS];
+	bool reap_more;              /* exited children wait for the next turn */
+	size_t untidy;               /* what job_env_tidy left */
 };
 
 static enum watch signals_watch = W_SIGNALS;
@@ -324,8 +337,14 @@ reap(struct srv *s)
 {
 	struct hjob *h;
 	pid_t pid;
+	int n = 0;
 
+	s->reap_more = false;
 	while ((pid = proc_exited_child()) > 0) {
+		if (n++ == REAPS_PER_TURN) {
+			s->reap_more = true;
+			return;
+		}
 		h = pid_job(s, pid);
 		if (h != NULL && h->j.direct) {
 			/* The job itself: it reaps itself, and is freed later. */
@@ -729,6 +748,8 @@ sleep_ns(const struct srv *s, int64_t now)
 {
 	int64_t t = ev_timer_next(&s->ev);
 
+	if (s->reap_more || s->untidy > 0)
+		return 0;
 	if (s->listen_paused_until > now && s->listen_paused_until < t)
 		t = s->listen_paused_until;
 	if (t == INT64_MAX)
@@ -742,8 +763,9 @@ run_timers(struct srv *s, int64_t now)
 {
 	struct ev_timer *t;
 	struct hjob *h;
+	int n = 0;
 
-	while ((t = ev_timer_due(&s->ev, now)) != NULL) {
+	while (n++ < TIMERS_PER_TURN && (t = ev_timer_due(&s->ev, now)) != NULL) {
 		h = t->obj;
 		job_tick(&h->j, now);
 		job_after(s, h);
@@ -770,7 +792,6 @@ on_signals(struct srv *s, int fd)
 			    getppid() != s->parent)
 				s->stopping = true;
 		}
-	reap(s);
 }
 
 static int
@@ -901,10 +922,13 @@ step(struct srv *s, int sigfd)
 	}
 	if (sig)
 		on_signals(s, sigfd);
+	if (sig || s->reap_more)
+		reap(s);
 	if (acc && s->listen_fd >= 0)
 		accept_one(s);
 	while ((h = TAILQ_FIRST(&s->dead)) != NULL)
 		job_free(s, h);
+	s->untidy = job_env_tidy(&s->env, n == 0 ? TIDY_IDLE : TIDY_BUSY);
 }
 
 int

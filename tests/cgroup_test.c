@@ -348,6 +348,51 @@ cgroups_of_a_dead_helper_are_removed(void **state)
 }
 
 /*
+ * A killed job's cgroup is not reused; it is removed when the helper has
+ * time (cgroup_env_tidy), not while the job settles, and the helper's end
+ * removes what is still queued. An empty one never killed is kept.
+ */
+static void
+settled_cgroups_are_removed_later_or_kept(void **state)
+{
+	struct cgroup_env e;
+	struct cgroup_job a, b, c;
+	const char *why = NULL;
+	char na[24], nb[24], base[96];
+	int v2;
+
+	(void)state;
+	cgroup_env_init(&e);
+	assert_true(e.v2 >= 0 && e.v2_kill);
+	assert_int_equal(cgroup_job_create(&e, &a, 0, 0, &why), 0);
+	assert_int_equal(cgroup_job_create(&e, &b, 0, 0, &why), 0);
+	assert_int_equal(cgroup_job_create(&e, &c, 0, 0, &why), 0);
+	memcpy(na, a.name, sizeof(na));
+	memcpy(nb, b.name, sizeof(nb));
+	assert_int_equal(cgroup_job_kill(&a), 0);
+	assert_int_equal(cgroup_job_kill(&b), 0);
+	cgroup_job_destroy(&a);
+	cgroup_job_destroy(&b);
+	cgroup_job_destroy(&c);
+	/* Queued, both there still; the unkilled one kept for reuse. */
+	assert_int_equal(faccessat(e.v2, na, F_OK, 0), 0);
+	assert_int_equal(faccessat(e.v2, nb, F_OK, 0), 0);
+	assert_int_equal(e.kept->npool, 1);
+	assert_int_equal(cgroup_env_tidy(&e, 1), 1);
+	assert_int_equal(faccessat(e.v2, nb, F_OK, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(faccessat(e.v2, na, F_OK, 0), 0);
+	/* The helper's end removes the rest: its directory goes, so empty. */
+	snprintf(base, sizeof(base), "../%s", e.name);
+	v2 = dup(e.v2);
+	assert_true(v2 >= 0);
+	cgroup_env_fini(&e);
+	assert_int_equal(faccessat(v2, base, F_OK, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	close(v2);
+}
+
+/*
  * Two helpers with one pid in one parent cgroup (two pid namespaces, as
  * in Bazel's sandbox; here one process, twice): each has a directory of
  * its own, and a third's start leaves both, and their jobs', alone.
@@ -687,6 +732,7 @@ main(void)
 		T(deadline_kills_through_cgroup_kill),
 		T(without_a_shepherd_the_job_is_ours_and_leads_its_group),
 		cmocka_unit_test(populated_is_read_strictly),
+		cmocka_unit_test(settled_cgroups_are_removed_later_or_kept),
 		cmocka_unit_test(process_bound_without_cgroups_is_rlimit_nproc_for_a_user),
 	};
 	int rc;

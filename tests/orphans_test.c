@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -298,6 +299,62 @@ a_hundred_deadlines_at_once_settle_and_their_tmps_go(void **state)
 	confine_close(c);
 }
 
+/* Job cgroups beneath a helper's directory. */
+static int
+job_cgroups_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, "job.", 4) == 0;
+	closedir(d);
+	return n;
+}
+
+/*
+ * The cgroups of jobs a burst of deadlines killed are removed after
+ * their results are sent, when the helper has time: an idle helper
+ * leaves none of them behind. One job that runs on shows where.
+ */
+static void
+an_idle_helper_removes_what_a_burst_left(void **state)
+{
+	static struct hu_job j[HUNDRED];
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct hu_job keep;
+	struct confine *c;
+	char *dir;
+	int i, n;
+
+	(void)state;
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&keep, scratch, "pid-sleep", "60000", NULL);
+	assert_int_equal(hu_spawn(c, &keep), 0);
+	dir = helper_cgroup(hu_read_pid(keep.outfd));
+	for (i = 0; i < HUNDRED; i++) {
+		hu_init(&j[i], scratch, "sleep", "60000", NULL);
+		j[i].spec.deadline_ms = 3000;  /* all spawned well before */
+		assert_int_equal(hu_spawn(c, &j[i]), 0);
+	}
+	for (i = 0; i < HUNDRED; i++) {
+		assert_int_equal(hu_wait(&j[i]), 0);
+		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
+		hu_free(&j[i]);
+	}
+	/* Killed, none is kept for reuse: only the running job's is left. */
+	for (i = 0; i < 1000 && (n = job_cgroups_in(dir)) > 1; i++)
+		nanosleep(&ts, NULL);
+	assert_int_equal(n, 1);
+	assert_int_equal(confine_cancel(keep.job), 0);
+	assert_int_equal(hu_wait(&keep), 0);
+	hu_free(&keep);
+	confine_close(c);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -309,6 +366,7 @@ main(void)
 		    helper_and_guard_killed_the_next_helper_ends_their_jobs),
 		cmocka_unit_test(
 		    a_hundred_deadlines_at_once_settle_and_their_tmps_go),
+		cmocka_unit_test(an_idle_helper_removes_what_a_burst_left),
 	};
 
 	hu_setup();
