@@ -136,6 +136,15 @@ void run_floor_stop(void);
  * not root) and drops every capability. 0 or -1.
  */
 int run_floor_confined_init(const char *scratch);
+struct samples;
+/*
+ * The least a burst of n deadlines can cost: n sleepers started as
+ * floor-view starts its job, all SIGKILLed at one instant by their parent
+ * and reaped; microseconds from the kill to each reaping, into out. No
+ * server, no cgroup, no result to send: a yardstick. Needs
+ * run_floor_confined_init.
+ */
+int run_floor_burst(int n, struct samples *out);
 void run_floor_confined_fini(void);
 
 int run_host_grow(size_t mib);

@@ -229,6 +229,30 @@ report(const char *variant, int n, struct dlrun *d)
 	stats_free(&d->spawn);
 }
 
+/*
+ * Beside a burst, its floor: as many sleepers confined as floor-view
+ * confines, killed at one instant by the benchmark itself and reaped.
+ * Its lateness is from the kill to each reaping: a lower bound on any
+ * server's, whose kill comes later and whose results travel further.
+ */
+static int
+floor_burst(int n)
+{
+	struct samples s = { 0 };
+	struct summary a;
+	int rc = run_floor_burst(n, &s);
+
+	if (rc == 0) {
+		stats_summary(&s, &a);
+		stats_row("deadline", "floor-burst", "burst", 0, 1, n, &a, "us");
+		bench_line("%-7s %5d %6zu %9.0f %9.0f %9.0f %9.0f   (the kill "
+		    "to each reaping, by their parent: no server)", "floor", n,
+		    a.n, a.p50, a.p90, a.p99, a.max);
+	}
+	stats_free(&s);
+	return rc;
+}
+
 int
 bench_deadline(const struct bench_opts *o, struct runner *r)
 {
@@ -259,6 +283,8 @@ bench_deadline(const struct bench_opts *o, struct runner *r)
 			rc = run_once(r, n, burst ? 0 : o->dl_window_ms, lead, &d);
 			if (rc == 0)
 				report(burst ? "burst" : "spread", n, &d);
+			if (rc == 0 && burst)
+				rc = floor_burst(n);
 		}
 	}
 	if (rc != 0)

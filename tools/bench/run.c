@@ -320,6 +320,93 @@ run_floor_vfork(bool confined, bool view)
 	    "floor-vfork");
 }
 
+/* 1 once pid sleeps in a system call (state S), 0 before, -1 if gone. */
+static int
+asleep(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] == 'S';
+}
+
+/* One floor-burst sleeper, in group pgid (0: its own); its pid or -1. */
+static pid_t
+floor_sleeper(pid_t pgid)
+{
+	static const char *const argv[] = { "sleep", "3600", NULL };
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		if (setpgid(0, pgid) == 0 && mountns_apply(&floor_view) == 0 &&
+		    caps_drop_bounding() == 0 && caps_clear() == 0 &&
+		    landlock_apply(&floor_ll, &floor_policy) == 0 &&
+		    seccomp_apply(&floor_sc) == 0)
+			execve("/bin/sleep", (char *const *)(uintptr_t)argv, no_env);
+		_exit(127);
+	}
+	if (pid < 0)
+		fprintf(stderr, "bench: floor-burst: vfork: %s\n", strerror(errno));
+	return pid;
+}
+
+int
+run_floor_burst(int n, struct samples *out)
+{
+	pid_t *pid = calloc((size_t)n, sizeof(*pid));
+	int64_t t0;
+	siginfo_t si;
+	int i, k, rc = 0;
+
+	if (pid == NULL || floor_root == NULL) {
+		free(pid);
+		return -1;
+	}
+	/* One group for the lot, so that only they are waited for. */
+	for (i = 0; i < n; i++)
+		if ((pid[i] = floor_sleeper(i == 0 ? 0 : pid[0])) < 0)
+			break;
+	n = i;
+	rc = n > 0 ? 0 : -1;
+	/* Every one asleep in sleep's nanosleep before the kill. */
+	for (i = 0; i < n && rc == 0; i++) {
+		for (k = 0; (rc = asleep(pid[i])) == 0 && k < 10000; k++)
+			usleep(1000);
+		rc = rc == 1 ? 0 : -1;
+	}
+	t0 = bench_now();
+	for (i = 0; i < n; i++)
+		(void)kill(pid[i], SIGKILL);
+	for (i = 0; i < n; i++) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PGID, (id_t)pid[0], &si, WEXITED) != 0) {
+			if (errno == EINTR) {
+				i--;
+				continue;
+			}
+			break;
+		}
+		if (si.si_code != CLD_KILLED || si.si_status != SIGKILL)
+			rc = -1;
+		(void)stats_add(out, (double)(bench_now() - t0) / 1000.0);
+	}
+	if (i < n || n == 0)
+		rc = -1;
+	if (rc != 0)
+		fprintf(stderr, "bench: floor-burst: a sleeper did not start or "
+		    "did not die of the kill\n");
+	free(pid);
+	return rc;
+}
+
 static int
 run_floor(bool shepherd)
 {
