@@ -147,6 +147,23 @@ job_env_init(struct job_env *env)
 	return 0;
 }
 
+int
+job_env_guard(struct job_env *env)
+{
+#ifdef __linux__
+	int fd;
+
+	if (!env->direct)
+		return -ENOTSUP;
+	if ((fd = cgroup_guard(&env->cg)) < 0)
+		env->direct = false;
+	return fd;
+#else
+	(void)env;
+	return -ENOTSUP;
+#endif
+}
+
 size_t
 job_env_tidy(const struct job_env *env, size_t max)
 {

@@ -975,13 +975,9 @@ serve(const struct serve_opts *o)
 	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;
 	s.env.unwatch_arg = &s.ev;
-#ifdef __linux__
 	/* No shepherds to end the jobs if we die: the guard instead, or them. */
-	if (s.env.direct && (guard = cgroup_guard(&s.env.cg)) < 0) {
+	if (s.env.direct && (guard = job_env_guard(&s.env)) < 0)
 		say("no guard for the jobs (%s): shepherds", strerror(-guard));
-		s.env.direct = false;
-	}
-#endif
 	if (s.listen_fd >= 0) {
 		(void)fd_nonblock(s.listen_fd);
 		if (ev_add(&s.ev, s.listen_fd, EV_IN, &listen_watch) != 0)

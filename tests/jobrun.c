@@ -5,7 +5,6 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,7 @@
 
 #include "src/clock.h"
 #include "src/fd.h"
-#include "src/proc.h"
+#include "helper/local.h"
 #include "tests/jobrun.h"
 #include "tests/testutil.h"
 
@@ -26,34 +25,14 @@ int
 jr_job_run(const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, struct confine_result *r, const char **why)
 {
-	struct pollfd pfd;
-	struct job j;
-	int64_t now;
-	int rc, n;
+	struct local_job lj = { .spec = s, .peer = peer, .cancel_fd = -1 };
+	int rc = local_run(env, &lj);
 
-	rc = job_start(&j, s, env, peer, clock_ns(), why);
-	if (rc != 0)
-		return rc;
-	while (j.phase != JOB_DONE) {
-		pfd.fd = job_fd(&j);
-		pfd.events = POLLIN;
-		n = poll(&pfd, 1, clock_ms_until(job_timer(&j)));
-		now = clock_ns();
-		if (n > 0)
-			job_input(&j, now);
-		if (job_timer(&j) <= now)
-			job_tick(&j, now);
-	}
-	/* Without a shepherd (0) the job reaped itself. */
-	if (job_shepherd(&j) > 0)
-		proc_reap(job_shepherd(&j), NULL);
-	job_release(&j);
-	if (j.events & JOB_EV_REFUSED) {
-		*why = j.why;
-		return j.refused;
-	}
-	*r = j.result;
-	return 0;
+	free(lj.root);
+	*why = lj.why;
+	if (rc == 0)
+		*r = lj.result;
+	return rc;
 }
 
 void

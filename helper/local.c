@@ -1,0 +1,75 @@
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper/local.h"
+#include "src/clock.h"
+#include "src/fd.h"
+#include "src/proc.h"
+
+int
+local_open(struct local *l)
+{
+	int rc = job_env_init(&l->env);
+
+	l->guard = -1;
+	if (rc == 0)
+		l->guard = job_env_guard(&l->env);
+	return rc;
+}
+
+void
+local_close(struct local *l)
+{
+	/* The orphans of our jobs that died after their settlement. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	job_env_fini(&l->env);
+	fd_closep(&l->guard);
+}
+
+int
+local_run(const struct job_env *env, struct local_job *lj)
+{
+	struct pollfd pfd[2];
+	struct job j;
+	int64_t now;
+	int rc, n;
+
+	lj->root = NULL;
+	lj->why = NULL;
+	rc = job_start(&j, lj->spec, env, lj->peer, clock_ns(), &lj->why);
+	if (rc != 0)
+		return rc;
+	pfd[1].fd = lj->cancel_fd;
+	pfd[1].events = POLLIN;
+	while (j.phase != JOB_DONE) {
+		pfd[0].fd = job_fd(&j);
+		pfd[0].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		n = poll(pfd, lj->cancel_fd >= 0 ? 2 : 1,
+		    clock_ms_until(job_timer(&j)));
+		now = clock_ns();
+		if (n > 0 && pfd[1].revents != 0 && lj->cancel(lj->arg))
+			job_cancel(&j, now);
+		if (n > 0 && pfd[0].revents != 0)
+			job_input(&j, now);
+		if (job_timer(&j) <= now)
+			job_tick(&j, now);
+	}
+	/* Without a shepherd (0) the job reaped itself. */
+	if (job_shepherd(&j) > 0)
+		proc_reap(job_shepherd(&j), NULL);
+	if (j.events & JOB_EV_REFUSED) {
+		lj->why = j.why;
+		rc = j.refused;
+	} else {
+		lj->result = j.result;
+		lj->root = strdup(job_root(&j));
+	}
+	job_release(&j);
+	return rc;
+}

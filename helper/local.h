@@ -1,0 +1,57 @@
+/*
+ * One job run to its settlement by the calling process itself, as the
+ * helper runs each of its jobs (job.h), blocking: for a program that is
+ * small, single-threaded and runs one job (confine-run), where starting a
+ * helper would cost more than the job, and for the tests that drive the
+ * core directly.
+ *
+ *   local_open -> local_run ... -> local_close
+ *
+ * The process becomes what a helper is to its jobs: their parent, where
+ * jobs go without a shepherd the subreaper of their orphans, and the
+ * holder of a guard that kills their cgroups if it dies.
+ */
+#ifndef CONFINE_LOCAL_H
+#define CONFINE_LOCAL_H
+
+#include <stdbool.h>
+
+#include "confine/confine.h"
+#include "helper/job.h"
+
+struct local {
+	struct job_env env;
+	int guard;       /* held open for our life, or -1 */
+};
+
+/* Probes the machine as a helper does. 0, or -ENOMEM. */
+int local_open(struct local *l);
+/* Reaps what the jobs' orphans left, releases the rest. */
+void local_close(struct local *l);
+
+struct local_job {
+	const struct confine_spec *spec;
+	const struct ident *peer;    /* whose job: NULL for our own */
+	/*
+	 * -1, or a descriptor that, readable, asks cancel(arg) whether to
+	 * cancel the job (true: cancel it). cancel must make it unreadable.
+	 */
+	int cancel_fd;
+	bool (*cancel)(void *arg);
+	void *arg;
+	/* Out. */
+	struct confine_result result;
+	char *root;                  /* its scratch root, once it settled
+	                                ("" for none, NULL without memory):
+	                                the caller frees it */
+	const char *why;             /* with a refusal */
+};
+
+/*
+ * Runs lj->spec to its settlement with env (a local's, or one a test made
+ * with job_env_init). 0 with lj->result final, or job_start's refusal
+ * (-errno, lj->why): then nothing ran.
+ */
+int local_run(const struct job_env *env, struct local_job *lj);
+
+#endif
