@@ -22,6 +22,7 @@
 
 #include <confine/confine.h>
 
+#include "helper/local.h"
 #include "tools/cli.h"
 
 static const char usage_text[] =
@@ -58,7 +59,8 @@ static const char usage_text[] =
     "      --address-space SIZE  --file-size SIZE  --open-files N\n"
     "      --processes N     bound those too (SIZE: 4096, 512K, 64M, 2G)\n"
     "      --backend NAME    auto, landlock, seatbelt or none (default: auto)\n"
-    "      --helper PATH     exec this confine-helper (default: fork our own)\n"
+    "      --helper PATH     run the job through this confine-helper\n"
+    "                        (default: confine-run is the job's helper)\n"
     "      --connect SOCKET  use the confine-helper listening on SOCKET\n"
     "                        (default: $CONFINE_SOCKET, if set)\n"
     "      --result FILE     write the settlement as JSON to FILE\n"
@@ -546,7 +548,7 @@ on_signal(int sig)
 }
 
 static void
-catch_signals(sigset_t *set)
+catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
@@ -561,13 +563,10 @@ catch_signals(sigset_t *set)
 			die("fcntl: %s", strerror(errno));
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sigemptyset(set);
 	sa.sa_handler = on_signal;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		/* Even when inherited ignored: a background run can be cancelled. */
 		sigaction(sigs[i], &sa, NULL);
-		sigaddset(set, sigs[i]);
-	}
 	/* EPIPE from write instead: the settlement must still be reported. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -631,36 +630,104 @@ open_result(const char *path)
 	return f;
 }
 
+/* Asked by local_run when a signal arrived: cancel, and say which. */
+static bool
+signalled(void *arg)
+{
+	int sig = drain_signals();
+
+	if (sig != 0)
+		*(int *)arg = sig;
+	return sig != 0;
+}
+
+/*
+ * The job run by this process itself: confine-run is small and runs one
+ * job, so it is the job's helper (helper/local.h) and starts no other.
+ * 0, or CLI_EXIT_USAGE with the refusal said.
+ */
+static int
+run_here(const struct confine_spec *spec, struct confine_result *r,
+    char **root, int *signal)
+{
+	struct local_job lj;
+	struct local l;
+	int rc;
+
+	if ((rc = local_open(&l)) != 0) {
+		local_close(&l);
+		die("cannot start: %s", strerror(-rc));
+	}
+	memset(&lj, 0, sizeof(lj));
+	lj.spec = spec;
+	lj.cancel_fd = sigfd[0];
+	lj.cancel = signalled;
+	lj.arg = signal;
+	rc = local_run(&l.env, &lj);
+	local_close(&l);
+	if (rc != 0) {
+		fprintf(stderr, "confine-run: refused: %s\n", lj.why != NULL ?
+		    lj.why : strerror(-rc));
+		return CLI_EXIT_USAGE;
+	}
+	*r = lj.result;
+	*root = lj.root != NULL ? lj.root : xstrdup("");
+	return 0;
+}
+
+/* The job run by a helper: the one given (--helper) or a running one. */
+static int
+run_helper(const struct opts *o, const struct confine_spec *spec,
+    struct confine_result *r, char **root, int *signal)
+{
+	struct confine_options co;
+	struct confine_job *job;
+	struct confine *c;
+	sigset_t set, old;
+	int rc;
+
+	memset(&co, 0, sizeof(co));
+	co.mode = o->socket ? CONFINE_MODE_CONNECT : CONFINE_MODE_EXEC;
+	co.helper_path = o->helper;
+	co.socket_path = o->socket;
+	/* A helper started now inherits them held and takes them over. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	rc = confine_open(&c, &co);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		die("cannot start a helper: %s", confine_error_message());
+	if (confine_spawn(c, spec, &job) != 0) {
+		fprintf(stderr, "confine-run: refused: %s\n", confine_error_message());
+		confine_close(c);
+		return CLI_EXIT_USAGE;
+	}
+	/* A fresh root is the job's cwd unless it was given one. */
+	*root = xstrdup(confine_job_scratch(job));
+	settle(c, job, r, signal);
+	confine_job_free(job);
+	confine_close(c);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct confine_options co;
 	struct confine_result r;
 	struct confine_spec spec;
-	struct confine_job *job;
 	struct cli_context ctx;
-	struct confine *c;
 	struct opts o;
-	sigset_t set, old;
-	char line[512], *root;
+	char line[512], *root = NULL;
 	FILE *result;
 	int status, rc;
 
 	hold_stdio();
 	result = open_result(result_option(argc, argv));
 	parse(argc, argv, &o);
-
-	memset(&co, 0, sizeof(co));
-	co.mode = o.socket ? CONFINE_MODE_CONNECT : CONFINE_MODE_EXEC;
-	co.helper_path = o.helper;
-	co.socket_path = o.socket;
-	catch_signals(&set);
-	/* A forked helper inherits them held and takes them over itself. */
-	sigprocmask(SIG_BLOCK, &set, &old);
-	rc = confine_open(&c, o.helper || o.socket ? &co : NULL);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
-		die("cannot start a helper: %s", confine_error_message());
+	catch_signals();
 
 	confine_spec_init(&spec);
 	spec.exe = o.exe;
@@ -679,28 +746,24 @@ main(int argc, char **argv)
 	spec.backend = o.backend;
 	spec.limits = o.limits;
 	spec.flags = o.flags;
-	if (confine_spawn(c, &spec, &job) != 0) {
-		fprintf(stderr, "confine-run: refused: %s\n", confine_error_message());
-		confine_close(c);
+
+	memset(&ctx, 0, sizeof(ctx));
+	rc = o.helper || o.socket ?
+	    run_helper(&o, &spec, &r, &root, &ctx.signal) :
+	    run_here(&spec, &r, &root, &ctx.signal);
+	if (rc != 0) {
 		if (result != NULL && result != stdout)
 			fclose(result);
 		opts_free(&o);
-		return CLI_EXIT_USAGE;
+		return rc;
 	}
-
-	memset(&ctx, 0, sizeof(ctx));
 	ctx.exe = o.unfound ? o.argv[0] : o.exe;
 	ctx.unfound = o.unfound;
 	ctx.given = o.relative ? o.argv[0] : NULL;
 	ctx.exists = !o.unfound && access(o.exe, F_OK) == 0;
-	/* A fresh root is the job's cwd unless it was given one. */
-	root = xstrdup(confine_job_scratch(job));
 	ctx.cwd = o.cwd ? o.cwd : root;
 	ctx.deadline = o.deadline;
 	ctx.reads = &o.read;
-	settle(c, job, &r, &ctx.signal);
-	confine_job_free(job);
-	confine_close(c);
 
 	status = cli_exit_status(&r);
 	if (o.verbose || r.outcome != CONFINE_COMPLETED) {

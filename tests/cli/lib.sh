@@ -68,20 +68,58 @@ wait_for_line() {
 	done
 }
 
-# True once kill -0 says PID is gone, for up to a minute: a killed process
-# is reaped by whoever inherited it, a moment after its group was killed.
+# True once PID is gone or dead (a zombie: whoever inherited it may not
+# reap it), for up to a minute: a moment after its group was killed.
 gone() {
 	_i=0
-	while kill -0 "$1" 2>/dev/null; do
+	while kill -0 "$1" 2>/dev/null &&
+	    [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]; do
 		_i=$((_i + 1))
 		[ "$_i" -le 1200 ] || return 1
 		sleep 0.05
 	done
 }
 
+# The settlement path this target is for (its first argument, direct or
+# shepherd: tests/cli/BUILD.bazel), checked against a job: without a
+# shepherd the job leads its own process group, with one the group is
+# the shepherd's. Without that argument, no path is claimed.
+PATH_EXPECTED=${1:-}
+case_runs_on_the_path_it_is_named_for() {
+	cr -s "$S" --result "$T/r.json" -- "$FIX" exit 0
+	expect_status 0
+	_pid=$(json "$T/r.json" pid)
+	_pgid=$(json "$T/r.json" pgid)
+	case $PATH_EXPECTED in
+	direct) [ "$_pid" = "$_pgid" ] ||
+		fail "pid $_pid, pgid $_pgid: a shepherd ran it, not confine-run" ;;
+	shepherd) [ "$_pid" != "$_pgid" ] ||
+		fail "pid $_pid leads its group: no shepherd ran it" ;;
+	*) fail "no such path: $PATH_EXPECTED" ;;
+	esac
+}
+
+# A cgroup v2 of our own, beneath ours, for us and what we start: a
+# confine-run starting elsewhere (another test's) ends what confine-runs
+# that died left in their cgroups beside it, and would do the work a
+# case here is to prove is done without it. Left, emptied, at exit.
+own_cgroup() {
+	_mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	_cur=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	[ -n "$_mnt" ] && [ -n "$_cur" ] || fail "no cgroup v2 here"
+	_parent="$_mnt${_cur%/}"
+	OWN_CGROUP="$_parent/cli-test.$$"
+	mkdir "$OWN_CGROUP" && echo $$ >"$OWN_CGROUP/cgroup.procs" ||
+		fail "cannot make $OWN_CGROUP a cgroup of ours"
+	trap 'echo $$ >"$_parent/cgroup.procs";
+	    find "$OWN_CGROUP" -depth -type d -exec rmdir {} + 2>/dev/null' EXIT
+}
+
 run_cases() {
+	[ "$PATH_EXPECTED" != direct ] || own_cgroup
 	passed=0 failed=0
-	for c in $(sed -n 's/^\(case_[a-z0-9_]*\)() *{.*/\1/p' "$0"); do
+	for c in $( { [ -z "$PATH_EXPECTED" ] || echo case_runs_on_the_path_it_is_named_for; }
+	    sed -n 's/^\(case_[a-z0-9_]*\)() *{.*/\1/p' "$0"); do
 		T=$(mktemp -d "$TMP/${c#case_}.XXXXXX")
 		S="$T/scratch"
 		mkdir "$S"

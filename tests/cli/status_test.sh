@@ -65,7 +65,7 @@ case_deadline_is_124() {
 }
 
 case_descendant_left_behind_is_123_and_killed() {
-	cr -s "$S" -- "$FIX" detach 60000
+	cr -s "$S" -- "$FIX" detach 600000
 	expect_status 123
 	expect_err_lines 1
 	expect_err "^confine-run: uncertain: something the job started outlived it"
@@ -74,19 +74,34 @@ case_descendant_left_behind_is_123_and_killed() {
 	gone "$child" || fail "the descendant $child is still alive"
 }
 
-# The helper SIGKILLed under a running job, the one confine-run forks by
-# default and one it execs (--helper): confine-run reports the job
-# Uncertain(helper lost), never Completed, and the job does not outlive it.
-helper_lost() { # [--helper PATH]
-	"$RUN" -s "$S" "$@" --result "$T/r.json" -- "$FIX" pid-sleep 60000 \
+# confine-run SIGKILLed under a running job it runs itself: the job does
+# not outlive it. Its shepherd ends it, or without one its guard, which
+# kills confine-run's cgroups when confine-run is gone.
+case_confine_run_killed_leaves_no_job() {
+	"$RUN" -s "$S" -- "$FIX" pid-sleep 600000 </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	wait_for_line "$T/out"
+	job=$(head -n 1 "$T/out")
+	kill -KILL "$pid"
+	wait "$pid"
+	st=$?
+	expect_status 137
+	gone "$job" || fail "the job $job outlived confine-run"
+}
+
+# A helper given (--helper) SIGKILLed under a running job: confine-run
+# reports the job Uncertain(helper lost), never Completed, and the job
+# does not outlive its helper.
+helper_lost() { # --helper PATH
+	"$RUN" -s "$S" "$@" --result "$T/r.json" -- "$FIX" pid-sleep 600000 \
 	    </dev/null >"$T/out" 2>"$T/err" &
 	pid=$!
 	wait_for_line "$T/out"  # the job runs, so its helper does
 	job=$(head -n 1 "$T/out")
-	# confine-run's one child; a wrapper given as --helper says it too.
+	# confine-run's one child, the wrapper given as --helper, says so.
 	read -r helper others <"/proc/$pid/task/$pid/children"
 	[ -n "$helper" ] && [ -z "$others" ] || fail "confine-run's children: $helper $others"
-	[ ! -s "$T/helper.pid" ] || [ "$(cat "$T/helper.pid")" = "$helper" ] ||
+	[ "$(cat "$T/helper.pid")" = "$helper" ] ||
 		fail "confine-run's child $helper is not the helper $(cat "$T/helper.pid")"
 	kill -KILL "$helper" || fail "no helper to kill"
 	wait "$pid"
@@ -97,10 +112,6 @@ helper_lost() { # [--helper PATH]
 	expect_json "$T/r.json" outcome uncertain
 	expect_json "$T/r.json" reason helper_lost
 	gone "$job" || fail "the job $job outlived its helper"
-}
-
-case_helper_lost_is_123() {
-	helper_lost
 }
 
 case_helper_given_lost_is_123() {
