@@ -48,7 +48,8 @@ usage(void)
 "  --methods LIST         latency: fork+exec,posix_spawn,confine-landlock,\n"
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
 "                         floor-vfork,floor-confined,floor-view,\n"
-"                         confine-read,confine-late-fork (all)\n"
+"                         confine-read,confine-late-fork,\n"
+"                         confine-shepherd (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"
@@ -561,7 +562,7 @@ main(int argc, char **argv)
 	char scratch[] = "/tmp/confine-bench.XXXXXX", *helper = NULL;
 	char *out = NULL, *plot_dir = NULL;
 	long fresh = -1;
-	int rc = 0;
+	int rc = 1;
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
@@ -573,7 +574,8 @@ main(int argc, char **argv)
 		o.helper_path = helper = runfile(argv[0], "helper/confine-helper");
 	if (mkdtemp(scratch) == NULL) {
 		perror("bench: mkdtemp");
-		return 1;
+		scratch[0] = '\0';
+		goto done;
 	}
 	r.scratch = scratch;
 	r.bwrap = o.bwrap;
@@ -581,18 +583,14 @@ main(int argc, char **argv)
 	/* The yardsticks first: the helper need not inherit their sockets. */
 	if (run_floor_start() != 0) {
 		perror("bench: the floor servers");
-		rmdir(scratch);
-		return 1;
+		goto done;
 	}
-	if (run_floor_confined_init(scratch) != 0) {
-		run_floor_stop();
-		rmdir(scratch);
-		return 1;
-	}
+	if (run_floor_confined_init(scratch) != 0)
+		goto done;
 	/*
-	 * The helper starts first, while the host is small and has one
-	 * thread, as a host should start it: in fork mode it is a copy of
-	 * the host as it is now.
+	 * The helpers start first, while the host is small and has one
+	 * thread, as a host should start them: in fork mode each is a copy
+	 * of the host as it is now.
 	 */
 	memset(&copt, 0, sizeof(copt));
 	copt.mode = o.mode;
@@ -600,12 +598,15 @@ main(int argc, char **argv)
 	if (confine_open(&r.c, &copt) != 0) {
 		fprintf(stderr, "bench: confine_open: %s\n",
 		    confine_error_message());
-		run_floor_stop();
-		run_floor_confined_fini();
-		rmdir(scratch);
-		return 1;
+		goto done;
 	}
 	fresh = proc_status_kib(confine_helper_pid(r.c), "VmRSS");
+	if ((o.sections & SEC_LATENCY) && (o.methods & (1u << RUN_CONFINE_SHEP)) &&
+	    run_open(&r.shep, &copt, true) != 0) {
+		fprintf(stderr, "bench: confine_open, shepherd path: %s\n",
+		    confine_error_message());
+		goto done;
+	}
 
 	bench_title("confine benchmark (%s preset), confine %s", o.preset,
 	    CONFINE_VERSION);
@@ -621,6 +622,7 @@ main(int argc, char **argv)
 	    (long)confine_helper_pid(r.c), o.mode == CONFINE_MODE_EXEC ? "exec" :
 	    o.mode == CONFINE_MODE_FORK ? "fork (carried)" : "auto (carried)",
 	    scratch, o.bwrap);
+	rc = 0;
 	if ((o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)
 		rc = 1;
 	/* Memory first: what a job adds shows only on a helper still fresh. */
@@ -636,10 +638,13 @@ main(int argc, char **argv)
 		rc = bench_cpu(&o, &r);
 	if (rc == 0)
 		targets(&o);
+done:
 	run_floor_stop();
 	run_floor_confined_fini();
+	confine_close(r.shep);
 	confine_close(r.c);
-	rmdir(scratch);
+	if (scratch[0] != '\0')
+		rmdir(scratch);
 	if (rc == 0 && stats_write_tsv(out) == 0) {
 		bench_line("\nresults: %s", out);
 		if (plot_dir != NULL && plot(argv[0], out, plot_dir) != 0)

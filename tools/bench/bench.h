@@ -88,12 +88,15 @@ enum run_method {
 	                        system trees (CONFINE_READ_SYSTEM) */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
+	RUN_CONFINE_SHEP,    /* confine, Landlock, through a second helper
+	                        on the shepherd path (CONFINE_SHEPHERD=1) */
 	RUN_NMETHODS,
 };
 
 struct runner {
 	struct confine *c;       /* the bench's helper, opened first */
 	struct confine *late;    /* RUN_CONFINE_LATE's, or NULL */
+	struct confine *shep;    /* RUN_CONFINE_SHEP's, or NULL */
 	const char *scratch;
 	const char *bwrap;
 };
@@ -116,6 +119,23 @@ int run_true_phases(const struct runner *r, enum run_method m,
 /* A confined job of any program; the caller frees it. */
 int run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
     const char *const *argv, int64_t deadline_ms, struct confine_job **job);
+/*
+ * confine_open with CONFINE_SHEPHERD=1 in our environment for the open
+ * alone when shepherd, else without it: the path is the caller's choice,
+ * not an inherited variable's. The environment as it was after. While
+ * the host has one thread only (setenv). 0 or -errno.
+ */
+int run_open(struct confine **c, const struct confine_options *opt,
+    bool shepherd);
+
+/* What one /bin/true job through a helper shows of the helper's path. */
+struct run_probe {
+	pid_t pid, pgid;         /* the same on the direct path */
+	enum confine_proof proof;
+	char tmp[4096];          /* its private tmp on the host, or "" */
+};
+
+int run_probe(struct confine *c, const char *scratch, struct run_probe *out);
 
 /* The host's own memory, pages really touched, and idle threads. */
 /*
