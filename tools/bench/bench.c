@@ -52,6 +52,9 @@ usage(void)
 "                         confine-shepherd (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
+"  --shepherd             the helper on the shepherd path, as without a\n"
+"                         writable cgroup v2 (CONFINE_SHEPHERD=1); else on\n"
+"                         the direct path where there is one\n"
 "  --helper PATH          the helper binary for exec mode (runfiles)\n"
 "  --bwrap PATH           bubblewrap (/usr/bin/bwrap)\n"
 "  --out FILE             the TSV (" DEFAULT_OUT ")\n"
@@ -345,6 +348,10 @@ parse(struct bench_opts *o, int argc, char **argv)
 			o->dl_burst = false;
 			continue;
 		}
+		if (strcmp(name, "shepherd") == 0) {
+			o->shepherd = true;
+			continue;
+		}
 		if ((eq = strchr(name, '=')) != NULL) {
 			*eq = '\0';
 			arg = strchr(argv[i], '=') + 1;
@@ -595,7 +602,7 @@ main(int argc, char **argv)
 	memset(&copt, 0, sizeof(copt));
 	copt.mode = o.mode;
 	copt.helper_path = o.helper_path;
-	if (confine_open(&r.c, &copt) != 0) {
+	if (run_open(&r.c, &copt, o.shepherd) != 0) {
 		fprintf(stderr, "bench: confine_open: %s\n",
 		    confine_error_message());
 		goto done;
@@ -618,10 +625,11 @@ main(int argc, char **argv)
 	bench_line("build: NOT optimized: confine's side runs -O0 code; "
 	    "figures to compare want bazel run -c opt //tools/bench");
 #endif
-	bench_line("helper: pid %ld, %s mode; scratch %s; bwrap %s",
+	bench_line("helper: pid %ld, %s mode%s; scratch %s; bwrap %s",
 	    (long)confine_helper_pid(r.c), o.mode == CONFINE_MODE_EXEC ? "exec" :
 	    o.mode == CONFINE_MODE_FORK ? "fork (carried)" : "auto (carried)",
-	    scratch, o.bwrap);
+	    o.shepherd ? ", the shepherd path (--shepherd)" : "", scratch,
+	    o.bwrap);
 	rc = 0;
 	if ((o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)
 		rc = 1;

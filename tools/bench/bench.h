@@ -51,6 +51,7 @@ struct bench_opts {
 	int inflight;                    /* memory: jobs in flight */
 	int cpu_jobs;                    /* CPU time per job over this many */
 	enum confine_mode mode;          /* the bench helper's mode */
+	bool shepherd;                   /* ... and its path: the shepherd's */
 	const char *helper_path;         /* for exec mode */
 	const char *bwrap;
 	const char *out;                 /* TSV */

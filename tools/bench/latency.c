@@ -174,7 +174,7 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 			 */
 			r->late = NULL;
 			if (o->hosts_mib.v[h] > 0 && o->host_threads.v[t] == 1 &&
-			    confine_open(&r->late, &late) != 0) {
+			    run_open(&r->late, &late, o->shepherd) != 0) {
 				fprintf(stderr, "bench: fork-mode helper: %s\n",
 				    confine_error_message());
 				r->late = NULL;

@@ -79,7 +79,7 @@ alternate_idle(const struct bench_opts *o, enum confine_mode *mode)
 	*mode = o->mode == CONFINE_MODE_EXEC ? CONFINE_MODE_FORK :
 	    CONFINE_MODE_EXEC;
 	opt.mode = *mode;
-	if (confine_open(&c, &opt) != 0) {
+	if (run_open(&c, &opt, o->shepherd) != 0) {
 		fprintf(stderr, "bench: a %s-mode helper for comparison: %s\n",
 		    *mode == CONFINE_MODE_EXEC ? "exec" : "fork",
 		    confine_error_message());
