@@ -10,6 +10,7 @@
  * tools/bench/plot turns into PNGs.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -520,6 +521,72 @@ machine(void)
 	}
 }
 
+int
+bench_path(const struct runner *r, struct confine *c, const char *who,
+    bool shepherd, struct run_probe *out)
+{
+	struct run_probe p;
+	bool direct, can = proc_cgroup_kill();
+
+	if (run_probe(c, r->scratch, &p) != 0) {
+		fprintf(stderr, "bench: %s's helper could not run a job\n", who);
+		return -1;
+	}
+	direct = p.pid == p.pgid;
+	/* 1 where it is the path expected. */
+	stats_value("path", who, direct ? "direct" : "shepherd", (long)
+	    run_host_mib(), 0, 0, direct == (!shepherd && can) ? 1 : 0, "");
+	if (direct)
+		bench_line("path: %-17s (pid %ld) direct: a job's pid %ld is its "
+		    "pgid", who, (long)confine_helper_pid(c), (long)p.pid);
+	else
+		bench_line("path: %-17s (pid %ld) shepherd: a job's pid %ld, its "
+		    "pgid %ld", who, (long)confine_helper_pid(c), (long)p.pid,
+		    (long)p.pgid);
+	if (shepherd && direct)
+		bench_line("      NOT the shepherd path CONFINE_SHEPHERD=1 asks for: "
+		    "these figures are the direct path's");
+	else if (!shepherd && !direct && can)
+		bench_line("      NOT the direct path, though this machine has a "
+		    "writable cgroup v2 with cgroup.kill: these figures are the "
+		    "shepherd path's");
+	else if (!shepherd && !direct)
+		bench_line("      (no writable cgroup v2 with cgroup.kill here: no "
+		    "direct path)");
+	if (out != NULL)
+		*out = p;
+	return 0;
+}
+
+/*
+ * Where the helper makes each job's private tmp (its TMPDIR, else /tmp),
+ * as the probe's showed, and how that is mounted: a mkdir and rmdir per
+ * job there are part of every confine figure.
+ */
+static void
+tmp_mount(const struct run_probe *p)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[sizeof(p->tmp)];
+	struct proc_mount m;
+
+	if (p->tmp[0] == '/') {
+		snprintf(buf, sizeof(buf), "%s", p->tmp);
+		dir = dirname(buf);
+	} else if (dir == NULL || dir[0] != '/') {
+		dir = "/tmp";
+	}
+	if (proc_mount(dir, NULL, &m) != 0) {
+		bench_line("jobs' tmp: in %s, its mount not found", dir);
+		return;
+	}
+	bench_line("jobs' tmp: in %s, mounted at %s: %s, options %s, super "
+	    "options %s", dir, m.point, m.type, m.opts, m.super);
+	if (strstr(m.opts, "discard") != NULL || strstr(m.super, "discard") != NULL)
+		bench_line("      mounted with discard: each job's tmp made and "
+		    "removed costs more here than on tmpfs");
+}
+
 /* One bwrap run before anything is timed: missing or broken says so. */
 static int
 check_bwrap(const struct runner *r)
@@ -566,6 +633,7 @@ main(int argc, char **argv)
 	struct bench_opts o;
 	struct confine_options copt;
 	struct runner r;
+	struct run_probe probe;
 	char scratch[] = "/tmp/confine-bench.XXXXXX", *helper = NULL;
 	char *out = NULL, *plot_dir = NULL;
 	long fresh = -1;
@@ -630,8 +698,13 @@ main(int argc, char **argv)
 	    o.mode == CONFINE_MODE_FORK ? "fork (carried)" : "auto (carried)",
 	    o.shepherd ? ", the shepherd path (--shepherd)" : "", scratch,
 	    o.bwrap);
-	rc = 0;
-	if ((o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)
+	/* Checked, not assumed: one job through each helper. */
+	rc = bench_path(&r, r.c, "helper", o.shepherd, &probe) == 0 &&
+	    (r.shep == NULL || bench_path(&r, r.shep, run_name(RUN_CONFINE_SHEP),
+	    true, NULL) == 0) ? 0 : 1;
+	if (rc == 0)
+		tmp_mount(&probe);
+	if (rc == 0 && (o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)
 		rc = 1;
 	/* Memory first: what a job adds shows only on a helper still fresh. */
 	if (rc == 0 && (o.sections & SEC_MEMORY))

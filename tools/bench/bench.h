@@ -229,6 +229,26 @@ int64_t proc_busy_us(void);
 /* Children of pid's main thread; returns how many, fills up to max. */
 size_t proc_children(pid_t pid, pid_t *out, size_t max);
 
+/* A mount, as /proc/self/mountinfo has it. */
+struct proc_mount {
+	char point[4096];
+	char type[64];
+	char opts[256];          /* the mount's own: rw,relatime... */
+	char super[1024];        /* its file system's: discard... */
+};
+
+/*
+ * The mount that holds path (the longest mount point above it, the last
+ * mounted of equals); with path NULL, the first of type fstype. 0 or
+ * -errno, -ENOENT for none.
+ */
+int proc_mount(const char *path, const char *fstype, struct proc_mount *out);
+/*
+ * Whether our cgroup v2 is one we may write in, with cgroup.kill: what a
+ * helper needs to start its jobs without a shepherd.
+ */
+bool proc_cgroup_kill(void);
+
 /* ---- the sections ---- */
 
 int bench_latency(const struct bench_opts *o, struct runner *r);
@@ -236,6 +256,17 @@ int bench_throughput(const struct bench_opts *o, struct runner *r);
 int bench_deadline(const struct bench_opts *o, struct runner *r);
 int bench_memory(const struct bench_opts *o, struct runner *r, long idle_kib);
 int bench_cpu(const struct bench_opts *o, struct runner *r);
+
+/*
+ * Which path c's jobs take, seen in one /bin/true job: on the direct
+ * path the job leads its own group, on the shepherd's it is in the group
+ * its shepherd made. One line, and a plain warning when it is not the
+ * path expected: the shepherd's when asked for, else the direct one where
+ * proc_cgroup_kill(). The probe into out when not NULL. 0, or -1 when the
+ * job failed.
+ */
+int bench_path(const struct runner *r, struct confine *c, const char *who,
+    bool shepherd, struct run_probe *out);
 
 /* Printing: a section title, and a table line. */
 void bench_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -179,7 +179,12 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 				    confine_error_message());
 				r->late = NULL;
 			}
-			if ((rc = run_park((int)o->host_threads.v[t])) == 0)
+			if (r->late != NULL)
+				rc = bench_path(r, r->late,
+				    run_name(RUN_CONFINE_LATE), o->shepherd, NULL);
+			if (rc == 0)
+				rc = run_park((int)o->host_threads.v[t]);
+			if (rc == 0)
 				rc = cell(o, r, o->hosts_mib.v[h],
 				    o->host_threads.v[t]);
 			run_unpark();
