@@ -676,6 +676,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 	fresh = proc_status_kib(confine_helper_pid(r.c), "VmRSS");
+	r.idle_kids = proc_children(confine_helper_pid(r.c), NULL, 0);
 	if ((o.sections & SEC_LATENCY) && (o.methods & (1u << RUN_CONFINE_SHEP)) &&
 	    run_open(&r.shep, &copt, true) != 0) {
 		fprintf(stderr, "bench: confine_open, shepherd path: %s\n",

@@ -98,6 +98,8 @@ struct runner {
 	struct confine *c;       /* the bench's helper, opened first */
 	struct confine *late;    /* RUN_CONFINE_LATE's, or NULL */
 	struct confine *shep;    /* RUN_CONFINE_SHEP's, or NULL */
+	size_t idle_kids;        /* c's children when fresh: on the direct
+	                            path its guard */
 	const char *scratch;
 	const char *bwrap;
 };
@@ -228,6 +230,8 @@ long proc_fd_count(pid_t pid);
 int64_t proc_busy_us(void);
 /* Children of pid's main thread; returns how many, fills up to max. */
 size_t proc_children(pid_t pid, pid_t *out, size_t max);
+/* pid's descendants, its children's children too. */
+long proc_descendants(pid_t pid);
 
 /* A mount, as /proc/self/mountinfo has it. */
 struct proc_mount {

@@ -138,6 +138,24 @@ proc_children(pid_t pid, pid_t *out, size_t max)
 	return n;
 }
 
+long
+proc_descendants(pid_t pid)
+{
+	size_t n = proc_children(pid, NULL, 0), got, i;
+	pid_t *kids;
+	long sum = 0;
+
+	if (n == 0 || (kids = calloc(n, sizeof(*kids))) == NULL)
+		return 0;
+	/* Those born since are left out; those gone since have none. */
+	if ((got = proc_children(pid, kids, n)) > n)
+		got = n;
+	for (i = 0; i < got; i++)
+		sum += 1 + proc_descendants(kids[i]);
+	free(kids);
+	return sum;
+}
+
 int64_t
 proc_busy_us(void)
 {
