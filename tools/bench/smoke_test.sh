@@ -41,6 +41,6 @@ positive memory helper inflight
 positive memory shepherd rss
 positive cpu helper self
 positive cpu job own
-[ "$(grep -c '^target	' "$out")" -eq 7 ] || fail "not 7 target rows"
-printf '%s\n' "$log" | grep -q '^== issue 5 targets' || fail "no targets table"
+[ "$(grep -c '^target	' "$out")" -eq 9 ] || fail "not 9 target rows"
+printf '%s\n' "$log" | grep -q '^== issue 14 targets' || fail "no targets table"
 echo "bench_smoke_test: ok"
