@@ -470,8 +470,12 @@ targets(const struct bench_opts *o)
 	ratio("throughput-16", "throughput at 16 threads, confine / posix_spawn",
 	    p50("throughput", run_name(RUN_CONFINE), NULL, 0, 16, -1),
 	    p50("throughput", run_name(RUN_SPAWN), NULL, 0, 16, -1), 0.85, false);
-	snprintf(how, sizeof(how), "late-fork p50 at %ld MiB / "
-	    "confine-landlock p50 at 0 MiB, 1 thread", big);
+	if (big > 0)
+		snprintf(how, sizeof(how), "late-fork p50 at %ld MiB / "
+		    "confine-landlock p50 at 0 MiB, 1 thread", big);
+	else
+		snprintf(how, sizeof(how), "late-fork p50 at the largest host / "
+		    "confine-landlock at 0 MiB");
 	ratio("late-fork-big-host", how, big > 0 ? p50("latency",
 	    run_name(RUN_CONFINE_LATE), NULL, big, 1, -1) : -1,
 	    p50("latency", run_name(RUN_CONFINE), NULL, 0, 1, -1), 1.1, true);
