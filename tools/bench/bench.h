@@ -134,7 +134,6 @@ int run_open(struct confine **c, const struct confine_options *opt,
 /* What one /bin/true job through a helper shows of the helper's path. */
 struct run_probe {
 	pid_t pid, pgid;         /* the same on the direct path */
-	enum confine_proof proof;
 	char tmp[4096];          /* its private tmp on the host, or "" */
 };
 

@@ -166,7 +166,6 @@ run_confine(struct confine *c, const char *scratch, enum confine_backend b,
 	if (rc == 0 && probe != NULL) {
 		probe->pid = res.pid;
 		probe->pgid = res.pgid;
-		probe->proof = res.proof;
 		snprintf(probe->tmp, sizeof(probe->tmp), "%s",
 		    confine_job_tmp(job));
 	}
