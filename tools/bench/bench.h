@@ -51,6 +51,7 @@ struct bench_opts {
 	int inflight;                    /* memory: jobs in flight */
 	int cpu_jobs;                    /* CPU time per job over this many */
 	enum confine_mode mode;          /* the bench helper's mode */
+	bool shepherd;                   /* ... and its path: the shepherd's */
 	const char *helper_path;         /* for exec mode */
 	const char *bwrap;
 	const char *out;                 /* TSV */
@@ -88,12 +89,17 @@ enum run_method {
 	                        system trees (CONFINE_READ_SYSTEM) */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
+	RUN_CONFINE_SHEP,    /* confine, Landlock, through a second helper
+	                        on the shepherd path (CONFINE_SHEPHERD=1) */
 	RUN_NMETHODS,
 };
 
 struct runner {
 	struct confine *c;       /* the bench's helper, opened first */
 	struct confine *late;    /* RUN_CONFINE_LATE's, or NULL */
+	struct confine *shep;    /* RUN_CONFINE_SHEP's, or NULL */
+	size_t idle_kids;        /* c's children when fresh: on the direct
+	                            path its guard */
 	const char *scratch;
 	const char *bwrap;
 };
@@ -116,6 +122,22 @@ int run_true_phases(const struct runner *r, enum run_method m,
 /* A confined job of any program; the caller frees it. */
 int run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
     const char *const *argv, int64_t deadline_ms, struct confine_job **job);
+/*
+ * confine_open with CONFINE_SHEPHERD=1 in our environment for the open
+ * alone when shepherd, else without it: the path is the caller's choice,
+ * not an inherited variable's. The environment as it was after. While
+ * the host has one thread only (setenv). 0 or -errno.
+ */
+int run_open(struct confine **c, const struct confine_options *opt,
+    bool shepherd);
+
+/* What one /bin/true job through a helper shows of the helper's path. */
+struct run_probe {
+	pid_t pid, pgid;         /* the same on the direct path */
+	char tmp[4096];          /* its private tmp on the host, or "" */
+};
+
+int run_probe(struct confine *c, const char *scratch, struct run_probe *out);
 
 /* The host's own memory, pages really touched, and idle threads. */
 /*
@@ -207,6 +229,28 @@ long proc_fd_count(pid_t pid);
 int64_t proc_busy_us(void);
 /* Children of pid's main thread; returns how many, fills up to max. */
 size_t proc_children(pid_t pid, pid_t *out, size_t max);
+/* pid's descendants, its children's children too. */
+long proc_descendants(pid_t pid);
+
+/* A mount, as /proc/self/mountinfo has it. */
+struct proc_mount {
+	char point[4096];
+	char type[64];
+	char opts[256];          /* the mount's own: rw,relatime... */
+	char super[1024];        /* its file system's: discard... */
+};
+
+/*
+ * The mount that holds path (the longest mount point above it, the last
+ * mounted of equals); with path NULL, the first of type fstype. 0 or
+ * -errno, -ENOENT for none.
+ */
+int proc_mount(const char *path, const char *fstype, struct proc_mount *out);
+/*
+ * Whether our cgroup v2 is one we may write in, with cgroup.kill: what a
+ * helper needs to start its jobs without a shepherd.
+ */
+bool proc_cgroup_kill(void);
 
 /* ---- the sections ---- */
 
@@ -215,6 +259,17 @@ int bench_throughput(const struct bench_opts *o, struct runner *r);
 int bench_deadline(const struct bench_opts *o, struct runner *r);
 int bench_memory(const struct bench_opts *o, struct runner *r, long idle_kib);
 int bench_cpu(const struct bench_opts *o, struct runner *r);
+
+/*
+ * Which path c's jobs take, seen in one /bin/true job: on the direct
+ * path the job leads its own group, on the shepherd's it is in the group
+ * its shepherd made. One line, and a plain warning when it is not the
+ * path expected: the shepherd's when asked for, else the direct one where
+ * proc_cgroup_kill(). The probe into out when not NULL. 0, or -1 when the
+ * job failed.
+ */
+int bench_path(const struct runner *r, struct confine *c, const char *who,
+    bool shepherd, struct run_probe *out);
 
 /* Printing: a section title, and a table line. */
 void bench_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

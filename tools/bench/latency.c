@@ -20,7 +20,17 @@ enabled(const struct bench_opts *o, enum run_method m, const struct runner *r,
 		return false;
 	if (m == RUN_CONFINE_LATE)
 		return r->late != NULL && host_mib > 0 && threads == 1;
+	if (m == RUN_CONFINE_SHEP)
+		return r->shep != NULL;
 	return true;
+}
+
+/* The methods whose phases are shown: confine's, through any helper. */
+static bool
+phased(enum run_method m)
+{
+	return m == RUN_CONFINE || m == RUN_CONFINE_NONE ||
+	    m == RUN_CONFINE_SHEP;
 }
 
 static int
@@ -53,7 +63,7 @@ timed(struct runner *r, enum run_method m, struct samples *s,
 
 static const char *const phase_names[3] = { "spawn", "settle", "job-wall" };
 
-/* Where the confine jobs' time went: one line per backend. */
+/* Where the confine jobs' time went: one line per method. */
 static void
 phases(enum run_method m, long host_mib, long threads, struct samples ph[3])
 {
@@ -96,8 +106,7 @@ cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
 			m = (enum run_method)((i + k) % RUN_NMETHODS);
 			if (i >= reps[m] || m == RUN_CONFINE_LATE)
 				continue;
-			rc = timed(r, m, &s[m], m == RUN_CONFINE ||
-			    m == RUN_CONFINE_NONE ? ph[m] : NULL);
+			rc = timed(r, m, &s[m], phased(m) ? ph[m] : NULL);
 		}
 	/*
 	 * Apart: each of its shepherds is a copy of the whole host, and
@@ -130,10 +139,9 @@ cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
 		    base > 0 ? sum[m].p50 / base : 0);
 		stats_free(&s[m]);
 	}
-	if (reps[RUN_CONFINE])
-		phases(RUN_CONFINE, host_mib, threads, ph[RUN_CONFINE]);
-	if (reps[RUN_CONFINE_NONE])
-		phases(RUN_CONFINE_NONE, host_mib, threads, ph[RUN_CONFINE_NONE]);
+	for (m = 0; m < RUN_NMETHODS; m++)
+		if (reps[m] && phased(m))
+			phases(m, host_mib, threads, ph[m]);
 	return 0;
 }
 
@@ -166,12 +174,17 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 			 */
 			r->late = NULL;
 			if (o->hosts_mib.v[h] > 0 && o->host_threads.v[t] == 1 &&
-			    confine_open(&r->late, &late) != 0) {
+			    run_open(&r->late, &late, o->shepherd) != 0) {
 				fprintf(stderr, "bench: fork-mode helper: %s\n",
 				    confine_error_message());
 				r->late = NULL;
 			}
-			if ((rc = run_park((int)o->host_threads.v[t])) == 0)
+			if (r->late != NULL)
+				rc = bench_path(r, r->late,
+				    run_name(RUN_CONFINE_LATE), o->shepherd, NULL);
+			if (rc == 0)
+				rc = run_park((int)o->host_threads.v[t]);
+			if (rc == 0)
 				rc = cell(o, r, o->hosts_mib.v[h],
 				    o->host_threads.v[t]);
 			run_unpark();

@@ -1,6 +1,7 @@
 /*
  * Read-only looks at /proc: the helper's and its shepherds' memory and
- * CPU time, from outside, as any process of the same uid may.
+ * CPU time, from outside, as any process of the same uid may; the mounts
+ * and the cgroup the helper's jobs will meet.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "tools/bench/bench.h"
@@ -136,6 +138,24 @@ proc_children(pid_t pid, pid_t *out, size_t max)
 	return n;
 }
 
+long
+proc_descendants(pid_t pid)
+{
+	size_t n = proc_children(pid, NULL, 0), got, i;
+	pid_t *kids;
+	long sum = 0;
+
+	if (n == 0 || (kids = calloc(n, sizeof(*kids))) == NULL)
+		return 0;
+	/* Those born since are left out; those gone since have none. */
+	if ((got = proc_children(pid, kids, n)) > n)
+		got = n;
+	for (i = 0; i < got; i++)
+		sum += 1 + proc_descendants(kids[i]);
+	free(kids);
+	return sum;
+}
+
 int64_t
 proc_busy_us(void)
 {
@@ -166,4 +186,120 @@ proc_fd_count(pid_t pid)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n;
+}
+
+/* mountinfo's octal escapes (\040 for a space) undone, in place. */
+static void
+unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s != '\0'; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* How much of path the mount point covers: 0 for none. */
+static size_t
+covers(const char *point, const char *path)
+{
+	size_t n = strlen(point);
+
+	if (strcmp(point, "/") == 0)
+		return 1;
+	return strncmp(point, path, n) == 0 &&
+	    (path[n] == '/' || path[n] == '\0') ? n : 0;
+}
+
+int
+proc_mount(const char *path, const char *fstype, struct proc_mount *out)
+{
+	char *line = NULL, *p, *sep, *f[6], *type, *super;
+	size_t cap = 0, best = 0, n = 0;
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	int i, rc = -ENOENT;
+
+	if (mi == NULL)
+		return -errno;
+	while (getline(&line, &cap, mi) > 0) {
+		/* id parent major:minor root point opts [tags] - type source super */
+		if ((sep = strstr(line, " - ")) == NULL)
+			continue;
+		*sep = '\0';
+		p = line;
+		for (i = 0; i < 6 && (f[i] = strsep(&p, " ")) != NULL; i++)
+			;
+		p = sep + 3;
+		type = strsep(&p, " ");
+		(void)strsep(&p, " ");
+		super = p != NULL ? strsep(&p, " \n") : NULL;
+		if (i < 6 || type == NULL || super == NULL)
+			continue;
+		unescape(f[4]);
+		if (path == NULL ? strcmp(type, fstype) != 0 :
+		    (n = covers(f[4], path)) == 0 || n < best)
+			continue;
+		best = path == NULL ? 0 : n;
+		snprintf(out->point, sizeof(out->point), "%s", f[4]);
+		snprintf(out->type, sizeof(out->type), "%s", type);
+		snprintf(out->opts, sizeof(out->opts), "%s", f[5]);
+		snprintf(out->super, sizeof(out->super), "%s", super);
+		rc = 0;
+		if (path == NULL)
+			break;
+	}
+	free(line);
+	fclose(mi);
+	return rc;
+}
+
+bool
+proc_cgroup_kill(void)
+{
+	char own[1024] = "", dir[6000], path[6400];
+	struct proc_mount m;
+	struct statvfs vfs;
+	struct dirent *e;
+	bool found = false;
+	FILE *f;
+	DIR *d;
+
+	if (proc_mount(NULL, "cgroup2", &m) != 0 ||
+	    (f = fopen("/proc/self/cgroup", "re")) == NULL)
+		return false;
+	while (fgets(own, sizeof(own), f) != NULL &&
+	    strncmp(own, "0::", 3) != 0)
+		own[0] = '\0';
+	fclose(f);
+	own[strcspn(own, "\n")] = '\0';
+	if (strncmp(own, "0::/", 4) != 0)
+		return false;
+	snprintf(dir, sizeof(dir), "%s%s", m.point,
+	    strcmp(own + 3, "/") == 0 ? "" : own + 3);
+	/* As the helper decides: read-only in Bazel's sandbox, say. */
+	if (statvfs(dir, &vfs) != 0 || (vfs.f_flag & ST_RDONLY) ||
+	    access(dir, W_OK) != 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
+	if (access(path, F_OK) == 0)
+		return true;
+	/* The root cgroup has none: one below it says if the kernel has it. */
+	if ((d = opendir(dir)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cgroup.kill", dir, e->d_name);
+		found = access(path, F_OK) == 0;
+	}
+	closedir(d);
+	return found;
 }

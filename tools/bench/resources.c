@@ -14,17 +14,35 @@
 #include "tools/bench/bench.h"
 
 /*
- * Until the helper has no child left: shepherds of earlier jobs still
+ * Until the helper has no child left but those it had fresh (its guard,
+ * on the direct path): shepherds or removers of earlier jobs still
  * exiting would land in the figures of the next ones.
  */
 static void
-quiesce(pid_t helper)
+quiesce(const struct runner *r)
 {
-	pid_t one;
+	pid_t helper = confine_helper_pid(r->c);
 	int i;
 
-	for (i = 0; i < 500 && proc_children(helper, &one, 1) > 0; i++)
+	for (i = 0; i < 500 && proc_children(helper, NULL, 0) > r->idle_kids;
+	    i++)
 		usleep(10 * 1000);
+}
+
+/*
+ * The helper's children that have children of their own: its shepherds,
+ * each over its job (a job started without one, the guard and a remover
+ * have none while the jobs sleep). Fills out, up to max; how many.
+ */
+static size_t
+shepherds(pid_t helper, pid_t *out, size_t max)
+{
+	size_t n = proc_children(helper, out, max), i, k = 0;
+
+	for (i = 0; i < n && i < max; i++)
+		if (proc_children(out[i], NULL, 0) > 0)
+			out[k++] = out[i];
+	return k;
 }
 
 static void
@@ -79,7 +97,7 @@ alternate_idle(const struct bench_opts *o, enum confine_mode *mode)
 	*mode = o->mode == CONFINE_MODE_EXEC ? CONFINE_MODE_FORK :
 	    CONFINE_MODE_EXEC;
 	opt.mode = *mode;
-	if (confine_open(&c, &opt) != 0) {
+	if (run_open(&c, &opt, o->shepherd) != 0) {
 		fprintf(stderr, "bench: a %s-mode helper for comparison: %s\n",
 		    *mode == CONFINE_MODE_EXEC ? "exec" : "fork",
 		    confine_error_message());
@@ -97,18 +115,21 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	pid_t helper = confine_helper_pid(r->c), *sheps;
 	struct confine_job **jobs;
 	enum confine_mode alt;
-	long idle, busy, after, alt_kib, pte, fds_idle, fds_busy;
-	double per_job;
+	long idle, busy, after, alt_kib, pte, fds_idle, fds_busy, procs_idle;
+	long procs_busy;
+	double per_job, procs;
 	size_t nsheps = 0;
 	int i, n = o->inflight, rc = 0;
 
-	bench_title("helper memory, KiB (VmRSS of pid %ld; shepherds: one "
-	    "process per job in flight)", (long)helper);
+	bench_title("helper memory, KiB (VmRSS of pid %ld), and the processes "
+	    "below it", (long)helper);
 	/* A few jobs first: what one job costs once, not per job in flight. */
 	for (i = 0; i < 10 && rc == 0; i++)
 		rc = run_true(r, RUN_CONFINE);
+	quiesce(r);
 	idle = proc_status_kib(helper, "VmRSS");
 	fds_idle = proc_fd_count(helper);
+	procs_idle = proc_descendants(helper);
 	jobs = calloc((size_t)n, sizeof(*jobs));
 	sheps = calloc((size_t)n + 16, sizeof(*sheps));
 	if (rc != 0 || jobs == NULL || sheps == NULL || idle < 0 ||
@@ -124,11 +145,11 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	busy = proc_status_kib(helper, "VmRSS");
 	pte = proc_status_kib(helper, "VmPTE");
 	fds_busy = proc_fd_count(helper);
+	procs_busy = proc_descendants(helper);
 	if (rc == 0)
-		nsheps = proc_children(helper, sheps, (size_t)n + 16);
-	if (nsheps > (size_t)n + 16)
-		nsheps = (size_t)n + 16;
+		nsheps = shepherds(helper, sheps, (size_t)n + 16);
 	per_job = n > 0 ? (double)(busy - idle) / n : 0;
+	procs = n > 0 ? (double)(procs_busy - procs_idle) / n : 0;
 	stats_value("memory", "helper", "idle-fresh", 0, 1, 0, (double)fresh_kib,
 	    "KiB");
 	stats_value("memory", "helper", "idle", 0, 1, 0, (double)idle, "KiB");
@@ -138,17 +159,24 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	stats_value("memory", "helper", "fds-idle", 0, 1, 0, (double)fds_idle, "");
 	stats_value("memory", "helper", "fds-inflight", 0, 1, n, (double)fds_busy,
 	    "");
+	stats_value("memory", "processes", "idle", 0, 1, 0, (double)procs_idle,
+	    "");
+	stats_value("memory", "processes", "inflight", 0, 1, n,
+	    (double)procs_busy, "");
+	stats_value("memory", "processes", "per-job", 0, 1, n, procs, "");
 	stats_value("memory", "shepherd", "count", 0, 1, n, (double)nsheps, "");
-	stats_value("memory", "shepherd", "rss", 0, 1, n,
-	    mean_over(sheps, nsheps, proc_status_kib, "VmRSS"), "KiB");
-	stats_value("memory", "shepherd", "pss", 0, 1, n,
-	    mean_over(sheps, nsheps, proc_rollup_kib, "Pss"), "KiB");
-	stats_value("memory", "shepherd", "private", 0, 1, n,
-	    private_kib(sheps, nsheps), "KiB");
-	stats_value("memory", "shepherd", "pagetables", 0, 1, n,
-	    mean_over(sheps, nsheps, proc_status_kib, "VmPTE"), "KiB");
+	if (nsheps > 0) {
+		stats_value("memory", "shepherd", "rss", 0, 1, n,
+		    mean_over(sheps, nsheps, proc_status_kib, "VmRSS"), "KiB");
+		stats_value("memory", "shepherd", "pss", 0, 1, n,
+		    mean_over(sheps, nsheps, proc_rollup_kib, "Pss"), "KiB");
+		stats_value("memory", "shepherd", "private", 0, 1, n,
+		    private_kib(sheps, nsheps), "KiB");
+		stats_value("memory", "shepherd", "pagetables", 0, 1, n,
+		    mean_over(sheps, nsheps, proc_status_kib, "VmPTE"), "KiB");
+	}
 	settle_all(jobs, n);
-	quiesce(helper);  /* the shepherds go once released */
+	quiesce(r);  /* the shepherds go once released */
 	after = proc_status_kib(helper, "VmRSS");
 	stats_value("memory", "helper", "after", 0, 1, n, (double)after, "KiB");
 	alt_kib = alternate_idle(o, &alt);
@@ -164,16 +192,22 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	bench_line("helper page tables then              %8ld", pte);
 	bench_line("helper descriptors idle, then        %4ld, %ld (each shepherd "
 	    "is forked with them all)", fds_idle, fds_busy);
+	bench_line("processes below the helper idle, then %3ld, %ld: %.2f a job "
+	    "in flight", procs_idle, procs_busy, procs);
 	bench_line("helper once they settled             %8ld", after);
 	if (alt_kib >= 0)
 		bench_line("a fresh %s-mode helper, idle         %8ld",
 		    alt == CONFINE_MODE_EXEC ? "exec" : "fork", alt_kib);
-	bench_line("shepherds found: %zu; each, mean: RSS %.0f, PSS %.0f, "
-	    "private %.0f, page tables %.0f", nsheps,
-	    stats_find("memory", "shepherd", "rss", -1, -1, -1)->s.p50,
-	    stats_find("memory", "shepherd", "pss", -1, -1, -1)->s.p50,
-	    stats_find("memory", "shepherd", "private", -1, -1, -1)->s.p50,
-	    stats_find("memory", "shepherd", "pagetables", -1, -1, -1)->s.p50);
+	if (nsheps > 0)
+		bench_line("shepherds found: %zu; each, mean: RSS %.0f, PSS %.0f, "
+		    "private %.0f, page tables %.0f", nsheps,
+		    stats_find("memory", "shepherd", "rss", -1, -1, -1)->s.p50,
+		    stats_find("memory", "shepherd", "pss", -1, -1, -1)->s.p50,
+		    stats_find("memory", "shepherd", "private", -1, -1, -1)->s.p50,
+		    stats_find("memory", "shepherd", "pagetables", -1, -1,
+		    -1)->s.p50);
+	else
+		bench_line("shepherds found: none");
 	free(jobs);
 	free(sheps);
 	return rc;
@@ -201,13 +235,13 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 	struct confine_job *job;
 	int i, n = o->cpu_jobs;
 	double k, helper_self, helper_kids, own, host, sp_self, sp_kids, sys_c;
-	double sys_s;
+	double sys_s, all_c, all_s;
 
 	if (n <= 0)
 		return 0;
 	bench_title("CPU time per job of /bin/true, microseconds (%d jobs, one "
 	    "after another)", n);
-	quiesce(helper);
+	quiesce(r);
 	if (proc_cpu_us(helper, a) != 0 || (on0 = proc_oncpu_ns(helper)) < 0) {
 		fprintf(stderr, "bench: cannot read the helper's CPU time\n");
 		return -1;
@@ -228,7 +262,7 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 		confine_job_free(job);
 	}
 	self1 = ru_us(RUSAGE_SELF);
-	quiesce(helper);  /* the last shepherds reaped: in cutime */
+	quiesce(r);  /* the last shepherds reaped: in cutime */
 	sys1 = proc_busy_us();
 	on1 = proc_oncpu_ns(helper);
 	if (proc_cpu_us(helper, b) != 0)
@@ -269,6 +303,11 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 	stats_value("cpu", "confine-machine", "busy", 0, 1, n, sys_c, "us/job");
 	stats_value("cpu", "posix_spawn-machine", "busy", 0, 1, n, sys_s,
 	    "us/job");
+	/* What a job costs in all, each way: issue 14's target compares them. */
+	all_c = stats_value("cpu", "confine", "in-all", 0, 1, n,
+	    helper_self + helper_kids + host, "us/job")->s.p50;
+	all_s = stats_value("cpu", "posix_spawn", "in-all", 0, 1, n,
+	    sp_self + sp_kids, "us/job")->s.p50;
 	bench_line("helper itself (schedstat)                 %8.1f", helper_self);
 	bench_line("helper's children: shepherds + jobs       %8.1f  "
 	    "(clock ticks: +-%.0f)", helper_kids, 1e6 / (double)sysconf(_SC_CLK_TCK) / k);
@@ -276,8 +315,7 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 	bench_line("  so the shepherds, about                 %8.1f", helper_kids - own);
 	bench_line("host: the client library                  %8.1f", host);
 	bench_line("posix_spawn: host %.1f, the child %.1f", sp_self, sp_kids);
-	bench_line("confine in all %.1f, posix_spawn in all %.1f",
-	    helper_self + helper_kids + host, sp_self + sp_kids);
+	bench_line("confine in all %.1f, posix_spawn in all %.1f", all_c, all_s);
 	bench_line("the whole machine busy (/proc/stat, kernel threads and "
 	    "any other load too): confine %.1f, posix_spawn %.1f", sys_c, sys_s);
 	return 0;

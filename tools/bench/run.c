@@ -42,6 +42,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_FLOOR_VIEW] = "floor-view",
 	[RUN_CONFINE_READ] = "confine-read",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
+	[RUN_CONFINE_SHEP] = "confine-shepherd",
 };
 
 const char *
@@ -149,7 +150,7 @@ run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
 
 static int
 run_confine(struct confine *c, const char *scratch, enum confine_backend b,
-    unsigned flags, struct run_phases *ph)
+    unsigned flags, struct run_phases *ph, struct run_probe *probe)
 {
 	struct confine_result res;
 	struct confine_job *job;
@@ -162,6 +163,12 @@ run_confine(struct confine *c, const char *scratch, enum confine_backend b,
 		return -1;
 	t1 = bench_now();
 	rc = confine_wait(job, -1, &res);
+	if (rc == 0 && probe != NULL) {
+		probe->pid = res.pid;
+		probe->pgid = res.pgid;
+		snprintf(probe->tmp, sizeof(probe->tmp), "%s",
+		    confine_job_tmp(job));
+	}
 	confine_job_free(job);
 	if (ph != NULL) {
 		ph->spawn_us = (double)(t1 - t0) / 1000.0;
@@ -175,6 +182,38 @@ run_confine(struct confine *c, const char *scratch, enum confine_backend b,
 		return -1;
 	}
 	return 0;
+}
+
+int
+run_open(struct confine **c, const struct confine_options *opt,
+    bool shepherd)
+{
+	const char *was = getenv("CONFINE_SHEPHERD");
+	char *saved = was != NULL ? strdup(was) : NULL;
+	int rc;
+
+	if (was != NULL && saved == NULL)
+		return -ENOMEM;
+	if ((shepherd ? setenv("CONFINE_SHEPHERD", "1", 1) :
+	    unsetenv("CONFINE_SHEPHERD")) != 0) {
+		rc = -errno;
+		free(saved);
+		return rc;
+	}
+	rc = confine_open(c, opt);
+	if (saved != NULL)
+		(void)setenv("CONFINE_SHEPHERD", saved, 1);
+	else
+		(void)unsetenv("CONFINE_SHEPHERD");
+	free(saved);
+	return rc;
+}
+
+int
+run_probe(struct confine *c, const char *scratch, struct run_probe *out)
+{
+	memset(out, 0, sizeof(*out));
+	return run_confine(c, scratch, CONFINE_BACKEND_LANDLOCK, 0, NULL, out);
 }
 
 /* ---- the floors ---- */
@@ -437,12 +476,13 @@ run_true_phases(const struct runner *r, enum run_method m,
 		return run_spawn(TRUE_PATH, true_argv, "posix_spawn");
 	case RUN_CONFINE:
 		return run_confine(r->c, r->scratch, CONFINE_BACKEND_LANDLOCK,
-		    0, ph);
+		    0, ph, NULL);
 	case RUN_CONFINE_NONE:
-		return run_confine(r->c, r->scratch, CONFINE_BACKEND_NONE, 0, ph);
+		return run_confine(r->c, r->scratch, CONFINE_BACKEND_NONE, 0, ph,
+		    NULL);
 	case RUN_CONFINE_READ:
 		return run_confine(r->c, r->scratch, CONFINE_BACKEND_LANDLOCK,
-		    CONFINE_READ_SYSTEM, ph);
+		    CONFINE_READ_SYSTEM, ph, NULL);
 	case RUN_BWRAP:
 		return run_bwrap(r);
 	case RUN_FLOOR_SERVER:
@@ -453,8 +493,9 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_VIEW:
 		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW);
 	case RUN_CONFINE_LATE:
-		return run_confine(r->late, r->scratch,
-		    CONFINE_BACKEND_LANDLOCK, 0, ph);
+	case RUN_CONFINE_SHEP:
+		return run_confine(m == RUN_CONFINE_LATE ? r->late : r->shep,
+		    r->scratch, CONFINE_BACKEND_LANDLOCK, 0, ph, NULL);
 	case RUN_NMETHODS:
 	default:
 		return -1;

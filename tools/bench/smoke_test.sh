@@ -1,7 +1,8 @@
 #!/bin/sh
 # The benchmark as a smoke test: every section runs, tiny (--smoke), and
-# prints sane numbers: each figure there, positive where it must be. No
-# timing is asserted. bubblewrap is part of the benchmark: without it this
+# prints sane numbers: each figure there, positive where it must be; each
+# helper's path said; the memory section again with --shepherd. No timing
+# is asserted. bubblewrap is part of the benchmark: without it this
 # fails, saying so.
 set -u
 out=${TEST_TMPDIR:-/tmp}/bench-smoke.tsv
@@ -38,9 +39,43 @@ positive deadline host-observed spread
 positive deadline host-observed burst
 positive memory helper idle-fresh
 positive memory helper inflight
-positive memory shepherd rss
 positive cpu helper self
 positive cpu job own
-[ "$(grep -c '^target	' "$out")" -eq 7 ] || fail "not 7 target rows"
-printf '%s\n' "$log" | grep -q '^== issue 5 targets' || fail "no targets table"
+positive latency confine-shepherd ""
+positive phase confine-shepherd spawn
+positive memory processes per-job
+positive cpu confine in-all
+
+# paths LOG TSV HELPER...: each helper's path line and row; the processes
+# per job in flight as the main helper's path has them (the job, and its
+# shepherd), a stray one at the most.
+paths() {
+	l=$1 t=$2
+	shift 2
+	for w in "$@"; do
+		printf '%s\n' "$l" | grep -Eq "^path: $w +\(pid [0-9]+\) (direct|shepherd):" ||
+			fail "no path line for $w"
+		awk -F'\t' -v w="$w" '$1 == "path" && $2 == w &&
+		    ($3 == "direct" || $3 == "shepherd") { ok = 1 } END { exit !ok }' "$t" ||
+			fail "no path row for $w"
+	done
+	awk -F'\t' '$1 == "path" && $2 == "helper" { want = $3 == "direct" ? 1 : 2 }
+		$1 == "memory" && $2 == "processes" && $3 == "per-job" { per = $8 }
+		END { exit !(want && per >= want && per < want + 1) }' "$t" ||
+		fail "processes per job in flight not those of the path"
+}
+paths "$log" "$out" helper confine-shepherd
+printf '%s\n' "$log" | grep -q "^jobs' tmp: in /.*, mounted at /" ||
+	fail "no mount for the jobs' tmp"
+[ "$(grep -c '^target	' "$out")" -eq 9 ] || fail "not 9 target rows"
+printf '%s\n' "$log" | grep -q '^== issue 14 targets' || fail "no targets table"
+
+# --shepherd: the main helper on the shepherd path, whatever the machine.
+out=${TEST_TMPDIR:-/tmp}/bench-smoke-shepherd.tsv
+log=$(tools/bench/bench --smoke --shepherd --sections memory --methods posix_spawn \
+    --out "$out" 2>&1) || { printf '%s\n' "$log"; fail "--shepherd: the benchmark failed"; }
+printf '%s\n' "$log" | grep -q '^path: helper .* shepherd:' ||
+	{ printf '%s\n' "$log"; fail "--shepherd: not the shepherd path"; }
+paths "$log" "$out" helper
+positive memory shepherd rss
 echo "bench_smoke_test: ok"
