@@ -627,7 +627,7 @@ cgroup_join(const int procs[CGROUP_JOINS])
 }
 
 int
-cgroup_guard(const struct cgroup_env *env)
+cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	int p[2], keep[2], rc, fd;
@@ -663,5 +663,6 @@ cgroup_guard(const struct cgroup_env *env)
 		close(p[1]);
 		return rc;
 	}
+	*guard = pid;
 	return p[1];
 }

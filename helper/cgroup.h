@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CGROUP_POOL 32
 
@@ -114,9 +115,10 @@ int cgroup_job_kill(struct cgroup_job *job);
  * holds (close-on-exec, and closed in every job), then writes cgroup.kill
  * in the helper's v2 cgroup, which ends every job beneath it. After a
  * clean stop the jobs and the cgroup are gone already: it finds nothing.
- * Returns that write end, to keep open for the helper's life, or -errno.
+ * Returns that write end, to keep open for the helper's life, or -errno;
+ * the guard's pid in *pid.
  */
-int cgroup_guard(const struct cgroup_env *env);
+int cgroup_guard(const struct cgroup_env *env, pid_t *pid);
 
 /* In the job's process, before anything else: move into every cgroup. */
 int cgroup_join(const int procs[CGROUP_JOINS]);

@@ -83,10 +83,11 @@ void job_env_fini(struct job_env *env);
 /*
  * Where jobs go without a shepherd, nothing of theirs outlives the helper
  * to end them: a guard process does (cgroup_guard). Returns the
- * descriptor to hold for the helper's life, or -errno having put env's
- * jobs back on shepherds (-ENOTSUP: they had shepherds already).
+ * descriptor to hold for the helper's life (the guard's pid in *pid), or
+ * -errno having put env's jobs back on shepherds (-ENOTSUP: they had
+ * shepherds already).
  */
-int job_env_guard(struct job_env *env);
+int job_env_guard(struct job_env *env, pid_t *pid);
 /*
  * What settled jobs left for later (their cgroups): removes up to max of
  * it, returns how much is left. No result waits for it.

@@ -14,10 +14,11 @@ int
 local_open(struct local *l)
 {
 	int rc = job_env_init(&l->env);
+	pid_t guard;
 
 	l->guard = -1;
 	if (rc == 0)
-		l->guard = job_env_guard(&l->env);
+		l->guard = job_env_guard(&l->env, &guard);
 	return rc;
 }
 

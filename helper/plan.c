@@ -148,18 +148,19 @@ job_env_init(struct job_env *env)
 }
 
 int
-job_env_guard(struct job_env *env)
+job_env_guard(struct job_env *env, pid_t *pid)
 {
 #ifdef __linux__
 	int fd;
 
 	if (!env->direct)
 		return -ENOTSUP;
-	if ((fd = cgroup_guard(&env->cg)) < 0)
+	if ((fd = cgroup_guard(&env->cg, pid)) < 0)
 		env->direct = false;
 	return fd;
 #else
 	(void)env;
+	(void)pid;
 	return -ENOTSUP;
 #endif
 }

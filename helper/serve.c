@@ -105,6 +105,8 @@ struct srv {
 	struct tlink *pids[PID_BUCKETS];
 	bool reap_more;              /* exited children wait for the next turn */
 	size_t untidy;               /* what job_env_tidy left */
+	int guard;                   /* the guard's pipe, or -errno */
+	pid_t guard_pid;
 };
 
 static enum watch signals_watch = W_SIGNALS;
@@ -332,6 +334,21 @@ job_free(struct srv *s, struct hjob *h)
 	free(h);
 }
 
+/*
+ * No shepherds to end the jobs if we die: the guard instead, or them; a
+ * guard that died (killed, out of memory) is replaced, or the jobs still
+ * to come get shepherds.
+ */
+static void
+guard_start(struct srv *s)
+{
+	fd_closep(&s->guard);
+	s->guard_pid = 0;
+	if (s->env.direct && (s->guard = job_env_guard(&s->env,
+	    &s->guard_pid)) < 0)
+		say("no guard for the jobs (%s): shepherds", strerror(-s->guard));
+}
+
 static void
 reap(struct srv *s)
 {
@@ -344,6 +361,13 @@ reap(struct srv *s)
 		if (n++ == REAPS_PER_TURN) {
 			s->reap_more = true;
 			return;
+		}
+		if (pid == s->guard_pid) {
+			proc_reap(pid, NULL);
+			say("the guard (pid %ld) died: another for its %zu jobs",
+			    (long)pid, s->njobs);
+			guard_start(s);
+			continue;
 		}
 		h = pid_job(s, pid);
 		if (h != NULL && h->j.direct) {
@@ -935,7 +959,7 @@ int
 serve(const struct serve_opts *o)
 {
 	struct srv s;
-	int keep[5], sigp[2] = { -1, -1 }, rc = 0, guard = -1;
+	int keep[5], sigp[2] = { -1, -1 }, rc = 0;
 	struct hjob *h;
 	struct conn *c;
 
@@ -975,9 +999,8 @@ serve(const struct serve_opts *o)
 	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;
 	s.env.unwatch_arg = &s.ev;
-	/* No shepherds to end the jobs if we die: the guard instead, or them. */
-	if (s.env.direct && (guard = job_env_guard(&s.env)) < 0)
-		say("no guard for the jobs (%s): shepherds", strerror(-guard));
+	s.guard = -1;
+	guard_start(&s);
 	if (s.listen_fd >= 0) {
 		(void)fd_nonblock(s.listen_fd);
 		if (ev_add(&s.ev, s.listen_fd, EV_IN, &listen_watch) != 0)
@@ -996,7 +1019,7 @@ serve(const struct serve_opts *o)
 		job_free(&s, h);
 	say("stopped");
 	job_env_fini(&s.env);
-	fd_closep(&guard);
+	fd_closep(&s.guard);
 	ev_fini(&s.ev);
 	close(sigp[0]);
 	close(sigp[1]);

@@ -245,6 +245,54 @@ helper_dies_without_shepherds(bool guard_too)
 	all_killed(&rp, dead, next);
 }
 
+/*
+ * A guard that dies before its helper is replaced: the helper killed
+ * later still has one to end its hundred jobs at once.
+ */
+static void
+a_dead_guard_is_replaced(void **state)
+{
+	static struct hu_job j[HUNDRED];
+	static struct reaper rp;
+	pid_t kids[HUNDRED + 2], helper, guard = 0, next_guard = 0;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct confine *c, *next;
+	char *dead;
+	int i, k, n, tries;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	helper = confine_helper_pid(c);
+	dead = start_hundred(c, j, &rp);
+	for (tries = 0; tries < 1000 && next_guard == 0; tries++) {
+		n = hu_children_of(helper, kids, HUNDRED + 2);
+		for (k = 0; k < n; k++) {
+			for (i = 0; i < HUNDRED && rp.pids[i] != kids[k]; i++)
+				;
+			if (i < HUNDRED || kids[k] == guard)
+				continue;
+			if (guard == 0) {
+				guard = kids[k];
+				assert_int_equal(kill(guard, SIGKILL), 0);
+			} else {
+				next_guard = kids[k];
+			}
+		}
+		if (next_guard == 0)
+			nanosleep(&ts, NULL);
+	}
+	assert_true(guard > 0 && next_guard > 0);
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	all_lost(j);
+	confine_close(c);
+	(void)reap_orphan(next_guard);
+	/* The new guard ended them: no other helper is started first. */
+	reap_all(&rp);
+	assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
+	all_killed(&rp, dead, next);
+}
+
 static void
 helper_killed_its_guard_ends_its_jobs(void **state)
 {
@@ -362,6 +410,7 @@ main(void)
 		cmocka_unit_test(
 		    helper_and_shepherds_killed_the_next_helper_ends_their_jobs),
 		cmocka_unit_test(helper_killed_its_guard_ends_its_jobs),
+		cmocka_unit_test(a_dead_guard_is_replaced),
 		cmocka_unit_test(
 		    helper_and_guard_killed_the_next_helper_ends_their_jobs),
 		cmocka_unit_test(
