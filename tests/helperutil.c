@@ -34,6 +34,27 @@ hu_setup(void)
 	hu_helper = tu_runfile("helper/confine-helper");
 }
 
+void
+hu_on_its_path(void **state)
+{
+	char *scratch = tu_mkdtemp("path");
+	struct confine *c;
+	const char *why;
+	struct hu_job j;
+
+	(void)state;
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&j, scratch, "ids", NULL);
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	why = tu_path_ids(j.out, j.r.pid, j.r.pgid, confine_helper_pid(c));
+	if (why != NULL)
+		fail_msg("%s: %s", why, j.out);
+	hu_free(&j);
+	confine_close(c);
+	free(scratch);
+}
+
 static bool
 can_connect(const char *path)
 {

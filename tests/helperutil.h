@@ -14,6 +14,13 @@ extern char *hu_helper;
 /* Finds the fixture and the helper binary in the runfiles. */
 void hu_setup(void);
 
+/*
+ * The first case of a both_paths suite (tests/defs.bzl): a job through a
+ * helper of exec mode runs on the path the target is named for
+ * (tu_path_is; on the direct path the job is the helper's child).
+ */
+void hu_on_its_path(void **state);
+
 /* Starts `confine-helper --listen PATH` with extra args; waits for it. */
 pid_t hu_listen(const char *path, const char *const *extra);
 /* SIGTERM, then reap. */

@@ -16,9 +16,28 @@
 
 #include "tests/testutil.h"
 
+#ifdef __linux__
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#endif
+
 #ifndef SOCK_CLOEXEC
 #define SOCK_CLOEXEC 0
 #endif
+
+/* In a pid namespace of the test's own (tu_own_pids), its waiter's pid. */
+static pid_t outer_pid;
+
+/*
+ * Our pid, or our waiter's: what names the test's own cgroups and picks
+ * its unused uids apart from other tests', whose pids are the machine's.
+ */
+static long
+test_id(void)
+{
+	return (long)(outer_pid > 0 ? outer_pid : getpid());
+}
 
 static _Noreturn void
 die(const char *what, const char *arg)
@@ -380,8 +399,7 @@ own_in(int i, const char *controller)
 	if (mnt != NULL && own != NULL) {
 		snprintf(parent, sizeof(parent), "%s%s", mnt,
 		    strcmp(own, "/") == 0 ? "" : own);
-		snprintf(dir, sizeof(dir), "%s/test.%ld", parent,
-		    (long)getpid());
+		snprintf(dir, sizeof(dir), "%s/test.%ld", parent, test_id());
 		if (mkdir(dir, 0755) == 0 && write_pid(dir)) {
 			own_parent[i] = strdup(parent);
 			own_dir[i] = strdup(dir);
@@ -434,6 +452,37 @@ tu_cgroup_for(uid_t uid)
 			return false;
 	}
 	return write_pid(dir);
+}
+
+void
+tu_own_pids(void)
+{
+#ifdef __linux__
+	int status;
+	pid_t pid;
+
+	outer_pid = getpid();
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+		die("unshare", "CLONE_NEWPID | CLONE_NEWNS");
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		die("fork", NULL);
+	if (pid == 0) {
+		/* Ends with its waiter: a timeout's kill reaches it too. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, NULL) != 0)
+			die("mount", "/proc");
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+#else
+	errno = ENOSYS;
+	die("no pid namespaces", NULL);
+#endif
 }
 
 static int path_direct = -1;
@@ -600,7 +649,7 @@ uid_t
 tu_unused_uid(void)
 {
 	static uid_t last;
-	uid_t uid = 2000000000u + (uid_t)(getpid() % 100000) * 100;
+	uid_t uid = 2000000000u + (uid_t)(test_id() % 100000) * 100;
 	int i;
 
 	/* Each call its own: a test may need two users. */

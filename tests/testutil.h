@@ -63,6 +63,15 @@ bool tu_own_cgroup(void);
 bool tu_cgroup_for(uid_t uid);
 
 /*
+ * The rest of the test as pid 1 of a fresh pid namespace with a /proc of
+ * its own, as Bazel's sandbox runs a sandboxed test: unsandboxed too, its
+ * pids are then none of the machine's other processes', and its own do
+ * not wrap soon. First in main; the caller's process waits, and exits as
+ * the test does.
+ */
+void tu_own_pids(void);
+
+/*
  * The path a target of both_paths (tests/defs.bzl) runs its jobs on, from
  * CONFINE_TEST_PATH: true for direct (no shepherd: the helper, or the
  * test through the core, starts each job itself), false for the
