@@ -94,7 +94,10 @@ int cgroup_job_kill(struct cgroup_job *job);
  * holds (close-on-exec, and closed in every job), then writes cgroup.kill
  * in the helper's v2 cgroup, which ends every job beneath it. After a
  * clean stop the jobs and the cgroup are gone already: it finds nothing.
- * Returns that write end, to keep open for the helper's life, or -errno.
+ * Returns that write end, to keep open for the helper's life, or -errno;
+ * only once the guard has closed the rest of what it was forked with (the
+ * helper's sockets among them: while it held them, a host would not see
+ * the helper die).
  */
 int cgroup_guard(const struct cgroup_env *env);
 
