@@ -434,6 +434,12 @@ tu_own_cgroup(void)
 }
 
 bool
+tu_in_own_cgroup(void)
+{
+	return own_dir[0] != NULL;
+}
+
+bool
 tu_cgroup_for(uid_t uid)
 {
 	static const char *const delegated[] = { "", "/cgroup.procs",

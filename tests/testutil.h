@@ -61,6 +61,8 @@ bool tu_own_cgroup(void);
  * to it. Removed at the test's exit; false without tu_own_cgroup's.
  */
 bool tu_cgroup_for(uid_t uid);
+/* Whether tu_own_cgroup moved us: our helpers have cgroups, then. */
+bool tu_in_own_cgroup(void);
 
 /*
  * The rest of the test as pid 1 of a fresh pid namespace with a /proc of
