@@ -630,7 +630,7 @@ int
 cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
-	int p[2], keep[2], rc, fd;
+	int p[2], done[2], keep[3], rc, fd;
 	size_t i;
 	pid_t pid;
 	char c;
@@ -639,13 +639,20 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 		return -ENOTSUP;
 	if ((rc = fd_pipe(p)) != 0)
 		return rc;
+	if ((rc = fd_pipe(done)) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return rc;
+	}
 	pid = fork();
 	if (pid == 0) {
 		/* A descriptor of its own: the helper's holds the claim. */
 		keep[0] = p[0];
 		keep[1] = openat(env->v2, ".", O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC);
-		fd_close_except(keep, 2);
+		keep[2] = done[1];
+		fd_close_except(keep, 3);
+		close(done[1]);
 		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 			(void)signal(sigs[i], SIG_DFL);
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
@@ -659,6 +666,15 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 	}
 	rc = pid < 0 ? -errno : 0;
 	close(p[0]);
+	close(done[1]);
+	/*
+	 * Forked, it holds the helper's sockets too until it closes them: a
+	 * host would not see the helper die, nor a client its connection
+	 * end. EOF once it has (or has died).
+	 */
+	while (rc == 0 && read(done[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(done[0]);
 	if (rc != 0) {
 		close(p[1]);
 		return rc;

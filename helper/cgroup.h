@@ -111,12 +111,15 @@ int cgroup_job_kill(struct cgroup_job *job);
 
 /*
  * Where no shepherd outlives the helper to end its jobs, a guard does:
- * forked once, it waits for EOF on a pipe whose write end only the helper
- * holds (close-on-exec, and closed in every job), then writes cgroup.kill
- * in the helper's v2 cgroup, which ends every job beneath it. After a
+ * forked at the helper's start (again if it dies), it waits for EOF on a
+ * pipe whose write end only the helper holds (close-on-exec, and closed
+ * in every job), then writes cgroup.kill in the helper's v2 cgroup, which
+ * ends every job beneath it. After a
  * clean stop the jobs and the cgroup are gone already: it finds nothing.
  * Returns that write end, to keep open for the helper's life, or -errno;
- * the guard's pid in *pid.
+ * the guard's pid in *pid; only once the guard has closed the rest of
+ * what it was forked with (the helper's sockets among them: while it held
+ * them, a host would not see the helper die).
  */
 int cgroup_guard(const struct cgroup_env *env, pid_t *pid);
 

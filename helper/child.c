@@ -68,6 +68,15 @@ place_stdio(const int want[3], int *errfd)
 {
 	int src[3], keep[4], i, moved;
 
+	/*
+	 * Nothing else is kept: closed first, it leaves room for the copies
+	 * below. Without a shepherd this table is the helper's, which may be
+	 * at its descriptor limit, and a spare slot is not to be had.
+	 */
+	for (i = 0; i < 3; i++)
+		keep[i] = want[i];
+	keep[3] = *errfd;
+	fd_close_except(keep, 4);
 	if (*errfd < 3) {
 		if ((moved = fcntl(*errfd, F_DUPFD_CLOEXEC, 3)) < 0)
 			return -errno;

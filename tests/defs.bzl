@@ -32,3 +32,29 @@ def core_test(name, srcs, deps = [], data = [], size = "medium", **kwargs):
         deps = ["//tests:jobrun"] + deps,
         **kwargs
     )
+
+def both_paths(test, name, tags = [], env = {}, **kwargs):
+    """test (helper_test, core_test) twice, one target a path a job takes.
+
+    NAME_direct: the helper (or the test, through the core) starts each job
+    itself, which needs a writable cgroup v2: unsandboxed. NAME_shepherd:
+    every job under a shepherd (CONFINE_SHEPHERD=1). CONFINE_TEST_PATH says
+    which to the test, which fails unless its jobs show it (tu_path_setup,
+    then jr_on_its_path or hu_on_its_path first). NAME runs both.
+    """
+    test(
+        name = name + "_direct",
+        env = dict(env, CONFINE_TEST_PATH = "direct"),
+        tags = tags + ([] if "no-sandbox" in tags else ["no-sandbox"]),
+        **kwargs
+    )
+    test(
+        name = name + "_shepherd",
+        env = dict(env, CONFINE_TEST_PATH = "shepherd", CONFINE_SHEPHERD = "1"),
+        tags = tags,
+        **kwargs
+    )
+    native.test_suite(
+        name = name,
+        tests = [name + "_direct", name + "_shepherd"],
+    )

@@ -1,10 +1,11 @@
 /*
  * Descendants that leave the job's process group (setsid, setpgid, the
  * double fork of a daemon) are invisible to kill(-pgid, 0). On Linux the
- * shepherd is their subreaper: they are found, the job is never Completed,
- * and they are killed. Each case also shows the escape itself: the
- * leftover's group is not the job's, so the pgid proof alone would pass.
- * And the converse, where only the pgid check sees what is left.
+ * shepherd is their subreaper, or without one (direct) the job's cgroup
+ * holds them and we are: they are found, the job is never Completed, and
+ * they are killed. Each case also shows the escape itself: the leftover's
+ * group is not the job's, so the pgid proof alone would pass. And the
+ * converse, where only the pgid check sees what is left.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,9 +48,9 @@ escaped(const char *how, void **state)
 	pid = leftover(&j, &pgid);
 	/* Out of the group: kill(-pgid, 0) could not have seen it. */
 	assert_int_not_equal(pgid, j.r.pgid);
-	assert_true(tu_gone(pid));
+	assert_true(tu_reaped(pid));
 	/* Swept: afterwards nothing is left, by the subreaper's account. */
-	assert_int_equal(j.r.proof, CONFINE_PROOF_SUBREAPER);
+	assert_int_equal(j.r.proof, jr_proof());
 	jr_free(&j);
 }
 
@@ -86,7 +87,7 @@ escaped_descendant_under_a_deadline_is_cancelled_and_killed(void **state)
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	pid = leftover(&j, &pgid);
 	assert_int_not_equal(pgid, j.r.pgid);
-	assert_true(tu_gone(pid));
+	assert_true(tu_reaped(pid));
 	jr_free(&j);
 }
 
@@ -109,7 +110,7 @@ failed_job_with_a_leftover_stays_failed(void **state)
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
 	assert_int_equal(j.r.exit_code, 7);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_reaped((pid_t)atol(j.out)));
 	jr_free(&j);
 }
 
@@ -136,7 +137,7 @@ a_process_that_joined_the_group_is_found_by_the_pgid_check(void **state)
 	assert_true(jr_run_intruded(&j, join_group));
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
 	assert_int_equal(j.r.exit_code, 0);
-	assert_int_equal(j.r.proof, CONFINE_PROOF_SUBREAPER);
+	assert_int_equal(j.r.proof, jr_proof());
 	jr_free(&j);
 }
 
@@ -146,6 +147,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(jr_on_its_path),
 		T(setsid_sleeper_is_uncertain_and_killed),
 		T(setpgid_sleeper_is_uncertain_and_killed),
 		T(double_forked_daemon_is_uncertain_and_killed),
@@ -154,6 +156,7 @@ main(void)
 		T(a_process_that_joined_the_group_is_found_by_the_pgid_check),
 	};
 
+	tu_path_setup();
 	jr_setup();
 	return cmocka_run_group_tests_name("descendants", tests, NULL, NULL);
 }

@@ -330,14 +330,14 @@ a_32_bit_syscall_is_killed(void **state)
 /* ---- the helper's side and the host ---- */
 
 static void
-signals_to_the_shepherd_and_the_host(void **state)
+signals_to_the_jobs_parent_and_the_host(void **state)
 {
 	struct jr_dirs *d = *state;
 	char host[24];
 
 	snprintf(host, sizeof(host), "%ld", (long)getpid());
 	PAIR(d, 0, EPERM, "kill", host, "0");
-	/* The shepherd is the job's parent, and is outside its domain. */
+	/* Its parent, the shepherd or (direct) the host, is outside its domain. */
 	PAIR(d, 0, EPERM, "kill", "parent", "0");
 }
 
@@ -422,6 +422,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(jr_on_its_path),
 		T(truncate_outside_both_ways),
 		T(create_and_remove_outside),
 		T(everything_is_allowed_inside),
@@ -431,7 +432,7 @@ main(void)
 		T(io_uring_is_refused),
 		T(pathname_and_abstract_unix_sockets),
 		T(a_32_bit_syscall_is_killed),
-		T(signals_to_the_shepherd_and_the_host),
+		T(signals_to_the_jobs_parent_and_the_host),
 		T(ptrace_and_proc_mem_of_the_host),
 		T(descriptors_of_the_host),
 		T(terminal_input_injection),
@@ -439,6 +440,7 @@ main(void)
 		T(an_inherited_socket_neither_listens_nor_connects),
 	};
 
+	tu_path_setup();
 	jr_setup();
 	return cmocka_run_group_tests_name("escape", tests, NULL, NULL);
 }

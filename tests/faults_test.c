@@ -332,6 +332,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hu_on_its_path),
 		cmocka_unit_test(helper_killed_with_a_hundred_jobs_in_flight),
 		cmocka_unit_test(host_killed_with_a_hundred_jobs_in_flight),
 		cmocka_unit_test(host_and_helper_killed_at_once_with_a_hundred_jobs),
@@ -343,6 +344,7 @@ main(void)
 		cmocka_unit_test(stopped_shared_helper_times_a_spawn_out),
 	};
 
+	tu_path_setup();
 	hu_setup();
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests_name("faults", tests, setup, teardown);

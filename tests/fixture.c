@@ -281,15 +281,16 @@ cmd_sigstate(int argc, char **argv)
 }
 
 /*
- * Prints pid, pgid and sid; exits 0 when it is not a group leader. With
- * "wait", only once stdin is at EOF: a test does something meanwhile.
+ * Prints pid, pgid, sid and its parent's pid. With "wait", exits only
+ * once stdin is at EOF: a test does something meanwhile.
  */
 static int
 cmd_ids(int argc, char **argv)
 {
 	char buf[64];
 
-	printf("%ld %ld %ld\n", (long)getpid(), (long)getpgrp(), (long)getsid(0));
+	printf("%ld %ld %ld %ld\n", (long)getpid(), (long)getpgrp(),
+	    (long)getsid(0), (long)getppid());
 	fflush(stdout);
 	if (argc > 2 && strcmp(argv[2], "wait") == 0)
 		while (read(0, buf, sizeof(buf)) > 0)

@@ -98,7 +98,8 @@ alive(pid_t pid)
 
 /*
  * Landlock's signal scope, signal 0 included: the helper that runs the
- * job is outside its domain though it is its ancestor. It still serves.
+ * job is outside its domain though it is its ancestor (its parent, on the
+ * direct path). It still serves.
  */
 static void
 signals_to_the_jobs_own_helper(void **state)
@@ -169,6 +170,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hu_on_its_path),
 		cmocka_unit_test(signals_to_the_jobs_own_helper),
 		cmocka_unit_test(ptrace_and_memory_of_the_helpers),
 		cmocka_unit_test(signals_ptrace_and_memory_of_the_host),
@@ -176,6 +178,7 @@ main(void)
 		cmocka_unit_test(sigkill_to_a_helper),
 	};
 
+	tu_path_setup();
 	hu_setup();
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests_name("helper-escape", tests, setup,

@@ -34,6 +34,34 @@ hu_setup(void)
 	hu_helper = tu_runfile("helper/confine-helper");
 }
 
+void
+hu_on_its_path(void **state)
+{
+	char *scratch = tu_mkdtemp("path");
+	struct confine *c;
+	const char *why;
+	struct hu_job j;
+
+	(void)state;
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	hu_init(&j, scratch, "ids", NULL);
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	why = tu_path_ids(j.out, j.r.pid, j.r.pgid, confine_helper_pid(c));
+	if (why != NULL)
+		fail_msg("%s: %s", why, j.out);
+	hu_free(&j);
+	confine_close(c);
+	free(scratch);
+}
+
+enum confine_proof
+hu_proof(void)
+{
+	return tu_in_own_cgroup() ? CONFINE_PROOF_CGROUP :
+	    CONFINE_PROOF_SUBREAPER;
+}
+
 static bool
 can_connect(const char *path)
 {
@@ -323,34 +351,54 @@ hu_children_of(pid_t pid, pid_t *out, int cap)
 	return n;
 }
 
+/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'). */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], *s, *p;
+	long ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	s = tu_slurp(path, NULL);
+	assert_non_null(s);
+	p = strrchr(s, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 1, " %*c %ld", &ppid), 1);
+	free(s);
+	return (pid_t)ppid;
+}
+
 void
 hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 {
 	pid_t *pids = calloc((size_t)n + 1, sizeof(pid_t));
 	pid_t *pgids = calloc((size_t)n, sizeof(pid_t));
-	pid_t *shepherds = calloc((size_t)n, sizeof(pid_t));
+	pid_t *kids = calloc((size_t)n + 1, sizeof(pid_t));
+	const char *why;
 	pid_t host;
-	int i, nshep;
+	int i, nkids;
 
 	assert_non_null(pids);
 	assert_non_null(pgids);
-	assert_non_null(shepherds);
+	assert_non_null(kids);
 	host = hu_host(mode, scratch, n, pids);
+	/* A shepherd a job; or the jobs themselves, and the guard. */
+	nkids = hu_children_of(pids[0], kids, n + 1);
+	assert_int_equal(nkids, tu_path_direct() ? n + 1 : n);
 	for (i = 0; i < n; i++) {
-		/* The job's group is its shepherd's: not the job, not ours. */
-		pgids[i] = getpgid(pids[i + 1]);
-		assert_true(pgids[i] > 1);
-		assert_int_not_equal(pgids[i], pids[i + 1]);
-		assert_int_not_equal(pgids[i], getpgrp());
-	}
-	nshep = hu_children_of(pids[0], shepherds, n);
-	assert_int_equal(nshep, n);
-	for (i = 0; i < n; i++) {
+		pid_t parent = parent_of(pids[i + 1]);
 		int k = 0;
 
-		while (k < nshep && shepherds[k] != pgids[i])
+		/* The job's group is its shepherd's, or its own: not ours. */
+		pgids[i] = getpgid(pids[i + 1]);
+		assert_true(pgids[i] > 1);
+		assert_int_not_equal(pgids[i], getpgrp());
+		why = tu_path_is(pids[i + 1], pgids[i], parent, pids[0]);
+		if (why != NULL)
+			fail_msg("job %ld: %s", (long)pids[i + 1], why);
+		while (parent != pids[0] && k < nkids && kids[k] != parent)
 			k++;
-		assert_true(k < nshep);
+		assert_true(k < nkids);
 	}
 	assert_int_equal(kill(host, SIGKILL), 0);
 	if (helper_too)
@@ -360,9 +408,10 @@ hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 	for (i = 0; i < n; i++) {
 		assert_true(hu_gone(pids[i + 1]));
 		assert_true(hu_gone(-pgids[i]));
-		assert_true(hu_gone(shepherds[i]));
 	}
+	for (i = 0; i < nkids; i++)
+		assert_true(hu_gone(kids[i]));
 	free(pids);
 	free(pgids);
-	free(shepherds);
+	free(kids);
 }

@@ -14,6 +14,16 @@ extern char *hu_helper;
 /* Finds the fixture and the helper binary in the runfiles. */
 void hu_setup(void);
 
+/*
+ * The first case of a both_paths suite (tests/defs.bzl): a job through a
+ * helper of exec mode runs on the path the target is named for
+ * (tu_path_is; on the direct path the job is the helper's child).
+ */
+void hu_on_its_path(void **state);
+
+/* A proven job's proof: its cgroup's where our helpers have cgroups. */
+enum confine_proof hu_proof(void);
+
 /* Starts `confine-helper --listen PATH` with extra args; waits for it. */
 pid_t hu_listen(const char *path, const char *const *extra);
 /* SIGTERM, then reap. */
@@ -52,10 +62,11 @@ pid_t hu_read_pid(int fd);
 pid_t hu_host(const char *mode, const char *scratch, int n, pid_t *pids);
 
 /*
- * Starts tests/host in mode with n sleeping jobs, kills the host with
- * SIGKILL (and at once its helper too, when helper_too) and asserts that
- * nothing of it outlives it: not the helper, not a shepherd, not a job,
- * not a process in any job's group.
+ * Starts tests/host in mode with n sleeping jobs, each on the path of the
+ * target (tu_path_is), kills the host with SIGKILL (and at once its
+ * helper too, when helper_too) and asserts that nothing of it outlives
+ * it: not the helper, not a child of the helper (a shepherd, or the
+ * guard), not a job, not a process in any job's group.
  */
 void hu_kill_host(const char *mode, const char *scratch, int n,
     bool helper_too);

@@ -44,6 +44,37 @@ jr_setup(void)
 }
 
 void
+jr_on_its_path(void **state)
+{
+	char *scratch = tu_mkdtemp("path");
+	const char *why;
+	struct jr j;
+
+	(void)state;
+	jr_init(&j, CONFINE_BACKEND_LANDLOCK, scratch, "ids", NULL);
+	jr_run(&j);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	/* We drive the job: on the direct path, it is our child. */
+	why = tu_path_ids(j.out, j.r.pid, j.r.pgid, getpid());
+	if (why != NULL)
+		fail_msg("%s: %s", why, j.out);
+	assert_int_equal(jr_env.direct, tu_path_direct());
+	jr_free(&j);
+	free(scratch);
+}
+
+enum confine_proof
+jr_proof(void)
+{
+#ifdef __linux__
+	return jr_env.cg.v2 >= 0 ? CONFINE_PROOF_CGROUP :
+	    CONFINE_PROOF_SUBREAPER;
+#else
+	return CONFINE_PROOF_PGID;
+#endif
+}
+
+void
 jr_init(struct jr *j, enum confine_backend backend, const char *scratch, ...)
 {
 	va_list ap;

@@ -32,6 +32,16 @@ extern char *jr_fixture;
 /* Probes the machine once and finds the fixture. */
 void jr_setup(void);
 
+/*
+ * The first case of a both_paths suite (tests/defs.bzl): a job through
+ * jr_env runs on the path the target is named for (tu_path_is), and
+ * jr_env says so.
+ */
+void jr_on_its_path(void **state);
+
+/* A proven job's proof here: its cgroup's, where jr_env has cgroups. */
+enum confine_proof jr_proof(void);
+
 /* The fixture with args (NULL-terminated) under backend, in scratch. */
 void jr_init(struct jr *j, enum confine_backend backend, const char *scratch,
     ...);

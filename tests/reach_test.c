@@ -7,7 +7,8 @@
  * errno asserted. Run as root, then again as a uid no process has, in a
  * child of this process (what an unprivileged user may do unconfined is
  * what its job must not): the unprivileged helper's jobs take the user
- * namespace path of helper/mountns.c.
+ * namespace path of helper/mountns.c. On the direct path that user has a
+ * cgroup delegated to it, as a helper needs to start its jobs itself.
  *
  * Unsandboxed: in Bazel's user namespace root is not root (no real
  * CAP_SYS_TIME, no second uid), so the unconfined halves would fail too.
@@ -566,6 +567,7 @@ static int
 run_root(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(jr_on_its_path),
 		T(metadata_outside_is_read_only),
 		T(metadata_inside_is_the_jobs),
 		T(host_state_is_refused),
@@ -588,6 +590,7 @@ static int
 run_as_user(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(jr_on_its_path),
 		T(metadata_outside_is_read_only),
 		T(metadata_inside_is_the_jobs),
 		T(kernel_surface_is_refused),
@@ -651,7 +654,9 @@ run_unprivileged(void)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		if (setgroups(0, NULL) != 0 || setgid(un.uid) != 0 ||
+		/* The direct path: the user's own cgroup, delegated to it. */
+		if ((tu_path_direct() && !tu_cgroup_for(un.uid)) ||
+		    setgroups(0, NULL) != 0 || setgid(un.uid) != 0 ||
 		    setuid(un.uid) != 0)
 			_exit(100);
 		setenv("TEST_TMPDIR", base, 1);
@@ -682,6 +687,7 @@ main(void)
 {
 	int failed;
 
+	tu_path_setup();
 	jr_setup();
 	failed = run_root();
 	return failed + run_unprivileged();

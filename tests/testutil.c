@@ -10,14 +10,34 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tests/testutil.h"
 
+#ifdef __linux__
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#endif
+
 #ifndef SOCK_CLOEXEC
 #define SOCK_CLOEXEC 0
 #endif
+
+/* In a pid namespace of the test's own (tu_own_pids), its waiter's pid. */
+static pid_t outer_pid;
+
+/*
+ * Our pid, or our waiter's: what names the test's own cgroups and picks
+ * its unused uids apart from other tests', whose pids are the machine's.
+ */
+static long
+test_id(void)
+{
+	return (long)(outer_pid > 0 ? outer_pid : getpid());
+}
 
 static _Noreturn void
 die(const char *what, const char *arg)
@@ -263,31 +283,82 @@ tu_v2_mount(void)
 #define OWN_HIERARCHIES 3   /* v2, v1 memory, v1 pids */
 
 static char *own_parent[OWN_HIERARCHIES], *own_dir[OWN_HIERARCHIES];
+static pid_t own_pid;     /* who moved: not a child that exits */
+
+/* text, written to dir/name at once. */
+static bool
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[1200];
+	size_t n = strlen(text);
+	bool ok;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return false;
+	ok = write(fd, text, n) == (ssize_t)n;
+	close(fd);
+	return ok;
+}
 
 static bool
 write_pid(const char *dir)
 {
-	char path[1200], pid[24];
-	int fd, n;
-	bool ok;
+	char pid[24];
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-		return false;
-	ok = write(fd, pid, (size_t)n) == n;
-	close(fd);
-	return ok;
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	return write_file(dir, "cgroup.procs", pid);
+}
+
+/*
+ * The cgroup at path and each one beneath it that is empty: what a helper
+ * killed on purpose left (the next helper's start would sweep it), and a
+ * delegated child's.
+ */
+static void
+remove_tree(const char *path)
+{
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(path);
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0) {
+			snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+			remove_tree(sub);
+		}
+	closedir(d);
+	(void)rmdir(path);
 }
 
 static void
 leave_cgroups(void)
 {
-	int i;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, tries;
 
-	for (i = 0; i < OWN_HIERARCHIES; i++)
-		if (own_dir[i] != NULL && write_pid(own_parent[i]))
-			(void)rmdir(own_dir[i]);
+	if (getpid() != own_pid)
+		return;
+	for (i = 0; i < OWN_HIERARCHIES; i++) {
+		if (own_dir[i] == NULL || !write_pid(own_parent[i]))
+			continue;
+		/*
+		 * What the test left running (a failed case's helper) ends
+		 * with it, as in the sandbox's pid namespace; what dies, and
+		 * a killed helper's guard on its way out, takes a moment.
+		 */
+		if (i == 0)
+			(void)write_file(own_dir[0], "cgroup.kill", "1");
+		for (tries = 0; tries < 200 && tu_exists(own_dir[i]); tries++) {
+			remove_tree(own_dir[i]);
+			if (tu_exists(own_dir[i]))
+				nanosleep(&ts, NULL);
+		}
+	}
 }
 
 /*
@@ -328,8 +399,7 @@ own_in(int i, const char *controller)
 	if (mnt != NULL && own != NULL) {
 		snprintf(parent, sizeof(parent), "%s%s", mnt,
 		    strcmp(own, "/") == 0 ? "" : own);
-		snprintf(dir, sizeof(dir), "%s/test.%ld", parent,
-		    (long)getpid());
+		snprintf(dir, sizeof(dir), "%s/test.%ld", parent, test_id());
 		if (mkdir(dir, 0755) == 0 && write_pid(dir)) {
 			own_parent[i] = strdup(parent);
 			own_dir[i] = strdup(dir);
@@ -350,6 +420,8 @@ tu_own_cgroup(void)
 	bool ok = own_in(0, NULL);
 	size_t i;
 
+	own_pid = getpid();
+
 	/* The v1 ones where this machine has them (a hybrid hierarchy). */
 	for (i = 0; ok && i < 2; i++) {
 		char *mnt = cgroup_mount(v1[i]);
@@ -359,6 +431,133 @@ tu_own_cgroup(void)
 		free(mnt);
 	}
 	return atexit(leave_cgroups) == 0 && ok;
+}
+
+bool
+tu_in_own_cgroup(void)
+{
+	return own_dir[0] != NULL;
+}
+
+bool
+tu_cgroup_for(uid_t uid)
+{
+	static const char *const delegated[] = { "", "/cgroup.procs",
+		"/cgroup.threads", "/cgroup.subtree_control" };
+	char dir[1200], path[1300];
+	size_t i;
+
+	if (own_dir[0] == NULL)
+		return false;
+	snprintf(dir, sizeof(dir), "%s/uid.%lu", own_dir[0], (unsigned long)uid);
+	if (mkdir(dir, 0755) != 0)
+		return false;
+	for (i = 0; i < sizeof(delegated) / sizeof(delegated[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, delegated[i]);
+		if (chown(path, uid, (gid_t)-1) != 0)
+			return false;
+	}
+	return write_pid(dir);
+}
+
+void
+tu_own_pids(void)
+{
+#ifdef __linux__
+	int status;
+	pid_t pid;
+
+	outer_pid = getpid();
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+		die("unshare", "CLONE_NEWPID | CLONE_NEWNS");
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		die("fork", NULL);
+	if (pid == 0) {
+		/* Ends with its waiter: a timeout's kill reaches it too. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, NULL) != 0)
+			die("mount", "/proc");
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+#else
+	errno = ENOSYS;
+	die("no pid namespaces", NULL);
+#endif
+}
+
+static int path_direct = -1;
+
+void
+tu_path_setup(void)
+{
+	const char *p = getenv("CONFINE_TEST_PATH");
+
+	if (p == NULL || (strcmp(p, "direct") != 0 &&
+	    strcmp(p, "shepherd") != 0)) {
+		fprintf(stderr, "test setup: CONFINE_TEST_PATH is \"%s\", not "
+		    "direct or shepherd: run a target of both_paths "
+		    "(tests/defs.bzl)\n", p ? p : "(unset)");
+		exit(1);
+	}
+	path_direct = strcmp(p, "direct") == 0;
+	if (!tu_own_cgroup() && path_direct) {
+		char *mnt = tu_v2_mount();
+
+		fprintf(stderr, "test setup: the direct path needs a writable "
+		    "cgroup v2 hierarchy, and this test could make no cgroup "
+		    "in one (cgroup2 mounted at %s): it must run unsandboxed "
+		    "(Bazel's sandbox mounts cgroupfs read-only: tags "
+		    "no-sandbox), as root\n", mnt ? mnt : "no place");
+		free(mnt);
+		exit(1);
+	}
+}
+
+bool
+tu_path_direct(void)
+{
+	return path_direct == 1;
+}
+
+const char *
+tu_path_is(long pid, long pgid, long ppid, long driver)
+{
+	if (path_direct < 0)
+		return "tu_path_setup was not called";
+	if (path_direct && pgid != pid)
+		return "wanted the direct path, and the job does not lead its "
+		    "group: it ran under a shepherd (no cgroup v2 with "
+		    "cgroup.kill for the helper, or CONFINE_SHEPHERD=1 reached it)";
+	if (path_direct && ppid != driver)
+		return "wanted the direct path, and the job is not its driver's "
+		    "child";
+	if (!path_direct && (pgid == pid || ppid == driver))
+		return "wanted the shepherd's path, and the job is its driver's "
+		    "child or leads its group: it ran directly "
+		    "(CONFINE_SHEPHERD=1 did not reach the helper)";
+	if (!path_direct && ppid != pgid)
+		return "wanted the shepherd's path, and the job's parent is not "
+		    "its group's, the shepherd's";
+	return NULL;
+}
+
+const char *
+tu_path_ids(const char *out, long pid, long pgid, long driver)
+{
+	long p, g, sid, ppid;
+
+	if (out == NULL || sscanf(out, "%ld %ld %ld %ld", &p, &g, &sid,
+	    &ppid) != 4)
+		return "the job did not print its ids";
+	if (p != pid || g != pgid)
+		return "the job's ids are not its result's";
+	return tu_path_is(p, g, ppid, driver);
 }
 
 bool
@@ -375,8 +574,8 @@ tu_path_gone(const char *path)
 	return false;
 }
 
-bool
-tu_gone(pid_t pid)
+static bool
+gone(pid_t pid, bool reap)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int i;
@@ -387,11 +586,25 @@ tu_gone(pid_t pid)
 		return false;
 	}
 	for (i = 0; i < 200; i++) {
+		if (reap && waitpid(pid, NULL, WNOHANG) == pid)
+			return true;
 		if (kill(pid, 0) != 0 && errno == ESRCH)
 			return true;
 		nanosleep(&ts, NULL);
 	}
 	return false;
+}
+
+bool
+tu_gone(pid_t pid)
+{
+	return gone(pid, false);
+}
+
+bool
+tu_reaped(pid_t pid)
+{
+	return gone(pid, true);
 }
 
 /* Whether a task has uid as its real, effective, saved or filesystem uid. */
@@ -442,7 +655,7 @@ uid_t
 tu_unused_uid(void)
 {
 	static uid_t last;
-	uid_t uid = 2000000000u + (uid_t)(getpid() % 100000) * 100;
+	uid_t uid = 2000000000u + (uid_t)(test_id() % 100000) * 100;
 	int i;
 
 	/* Each call its own: a test may need two users. */

@@ -53,6 +53,50 @@ char *tu_v2_mount(void);
  * left running). False without writable hierarchies.
  */
 bool tu_own_cgroup(void);
+/*
+ * Moves this process into a fresh cgroup v2 beneath tu_own_cgroup's,
+ * delegated to uid (the directory, its cgroup.procs, cgroup.threads and
+ * cgroup.subtree_control are uid's): for a child about to become uid,
+ * whose helper then makes its cgroups there, as in any cgroup delegated
+ * to it. Removed at the test's exit; false without tu_own_cgroup's.
+ */
+bool tu_cgroup_for(uid_t uid);
+/* Whether tu_own_cgroup moved us: our helpers have cgroups, then. */
+bool tu_in_own_cgroup(void);
+
+/*
+ * The rest of the test as pid 1 of a fresh pid namespace with a /proc of
+ * its own, as Bazel's sandbox runs a sandboxed test: unsandboxed too, its
+ * pids are then none of the machine's other processes', and its own do
+ * not wrap soon. First in main; the caller's process waits, and exits as
+ * the test does.
+ */
+void tu_own_pids(void);
+
+/*
+ * The path a target of both_paths (tests/defs.bzl) runs its jobs on, from
+ * CONFINE_TEST_PATH: true for direct (no shepherd: the helper, or the
+ * test through the core, starts each job itself), false for the
+ * shepherd's. First in main: it moves the test into a cgroup of its own
+ * (tu_own_cgroup), where its helpers sweep no other test's cgroups nor
+ * another's theirs. Exits, saying why, when the variable is unset or
+ * wrong, or when the direct path finds no writable cgroup v2.
+ */
+void tu_path_setup(void);
+bool tu_path_direct(void);
+/*
+ * NULL when a job (pid, pgid and its parent's ppid), started by driver,
+ * shows the path tu_path_setup read: direct, it leads its own group as
+ * the driver's child; else its group is its parent's, the shepherd's.
+ * Otherwise why not.
+ */
+const char *tu_path_is(long pid, long pgid, long ppid, long driver);
+/*
+ * The same from the fixture's `ids` line (out), which must agree with
+ * the job's result (pid, pgid).
+ */
+const char *tu_path_ids(const char *out, long pid, long pgid, long driver);
+
 /* True once path is gone, polled for up to ten seconds. */
 bool tu_path_gone(const char *path);
 /* Whole file, NUL-terminated; *len gets its length. NULL if unreadable. */
@@ -67,6 +111,12 @@ void tu_copy_exec(const char *from, const char *to);
 int tu_closed_port(int *fd);
 /* True once kill(pid, 0) says ESRCH, polled for up to two seconds. */
 bool tu_gone(pid_t pid);
+/*
+ * The same, for pid that may come back to us, its subreaper, as a job's
+ * orphan does to its driver on the direct path: reaped once it exits, as
+ * the helper's loop reaps every child.
+ */
+bool tu_reaped(pid_t pid);
 /*
  * A uid of no user that no process has, for tests that need an
  * unprivileged one: RLIMIT_NPROC counts every process of a uid, so
