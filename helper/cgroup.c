@@ -627,7 +627,7 @@ cgroup_join(const int procs[CGROUP_JOINS])
 }
 
 int
-cgroup_guard(const struct cgroup_env *env, pid_t *guard)
+cgroup_guard(const struct cgroup_env *env, pid_t *guard, bool wait)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	int p[2], done[2], keep[3], rc, fd;
@@ -672,7 +672,7 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 	 * host would not see the helper die, nor a client its connection
 	 * end. EOF once it has (or has died).
 	 */
-	while (rc == 0 && read(done[0], &c, 1) < 0 && errno == EINTR)
+	while (rc == 0 && wait && read(done[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(done[0]);
 	if (rc != 0) {

@@ -117,11 +117,11 @@ int cgroup_job_kill(struct cgroup_job *job);
  * ends every job beneath it. After a
  * clean stop the jobs and the cgroup are gone already: it finds nothing.
  * Returns that write end, to keep open for the helper's life, or -errno;
- * the guard's pid in *pid; only once the guard has closed the rest of
- * what it was forked with (the helper's sockets among them: while it held
- * them, a host would not see the helper die).
+ * the guard's pid in *pid. With wait, only once the guard has closed the
+ * rest of what it was forked with (the helper's sockets among them: while
+ * it held them, a host would not see the helper die).
  */
-int cgroup_guard(const struct cgroup_env *env, pid_t *pid);
+int cgroup_guard(const struct cgroup_env *env, pid_t *pid, bool wait);
 
 /* In the job's process, before anything else: move into every cgroup. */
 int cgroup_join(const int procs[CGROUP_JOINS]);

@@ -85,9 +85,11 @@ void job_env_fini(struct job_env *env);
  * to end them: a guard process does (cgroup_guard). Returns the
  * descriptor to hold for the helper's life (the guard's pid in *pid), or
  * -errno having put env's jobs back on shepherds (-ENOTSUP: they had
- * shepherds already).
+ * shepherds already). A helper with clients waits until the guard holds
+ * none of their sockets (cgroup_guard's wait); one that runs its own job
+ * has none to wait for.
  */
-int job_env_guard(struct job_env *env, pid_t *pid);
+int job_env_guard(struct job_env *env, pid_t *pid, bool wait);
 /*
  * What settled jobs left for later (their cgroups): removes up to max of
  * it, returns how much is left. No result waits for it.

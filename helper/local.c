@@ -18,7 +18,7 @@ local_open(struct local *l)
 
 	l->guard = -1;
 	if (rc == 0)
-		l->guard = job_env_guard(&l->env, &guard);
+		l->guard = job_env_guard(&l->env, &guard, false);
 	return rc;
 }
 

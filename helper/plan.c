@@ -148,19 +148,20 @@ job_env_init(struct job_env *env)
 }
 
 int
-job_env_guard(struct job_env *env, pid_t *pid)
+job_env_guard(struct job_env *env, pid_t *pid, bool wait)
 {
 #ifdef __linux__
 	int fd;
 
 	if (!env->direct)
 		return -ENOTSUP;
-	if ((fd = cgroup_guard(&env->cg, pid)) < 0)
+	if ((fd = cgroup_guard(&env->cg, pid, wait)) < 0)
 		env->direct = false;
 	return fd;
 #else
 	(void)env;
 	(void)pid;
+	(void)wait;
 	return -ENOTSUP;
 #endif
 }
