@@ -236,16 +236,24 @@ keep_made(struct job *j, const struct plan *p)
 
 /*
  * A private tmp the job left empty but for those mount points goes here,
- * in the loop: one rmdir, or a few calls more, where a remover costs a
- * fork and the shepherd a round trip (about a fifth of a short job).
- * Only its user or root can rename it within the helper's own tmp base,
- * so the name is still ours; beneath it nothing is resolved through a
- * link (mountns_unmake), and it is done as the job's user.
+ * in the loop: into the helper's trash, one rename (trash.h); else one
+ * rmdir, or a few calls more, where a remover costs a fork and the
+ * shepherd a round trip (about a fifth of a short job). Only its user
+ * or root can rename it within the helper's own tmp base, so the name is
+ * still ours; beneath it nothing is resolved through a link
+ * (mountns_unmake), and it is done as the job's user.
  */
 static bool
 tmp_gone(struct job *j)
 {
-	bool gone = rmdir(j->tmp) == 0;
+	size_t n = 0;
+	bool gone;
+
+	while (n < sizeof(j->made) / sizeof(j->made[0]) && j->made[n] != NULL)
+		n++;
+	if (j->trash != NULL && trash_put(j->trash, j->tmp, j->made, n) == 0)
+		return true;
+	gone = rmdir(j->tmp) == 0;
 #ifdef __linux__
 	int fd;
 	size_t i;
@@ -318,6 +326,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	j->unwatch = env->unwatch;
 	j->unwatch_arg = env->unwatch_arg;
 	j->self = &env->self;
+	j->trash = env->trash;
 	j->t_start = clock_ns();
 	if (j->direct) {
 		rc = start_direct(j, &p, &rec);

@@ -25,6 +25,7 @@
 #include "helper/shepherd.h"
 #include "helper/sys.h"
 #include "helper/settle.h"
+#include "helper/trash.h"
 #include "src/spec.h"
 #ifdef __linux__
 #include "helper/cgroup.h"
@@ -55,6 +56,12 @@ struct job_env {
 	struct sysreads *sysreads;       /* made at the first job that reads
 	                                    them: NULL only without memory */
 #endif
+	/*
+	 * Where settled jobs' empty tmps go, to be removed when the helper
+	 * has time (job_env_tidy), or NULL: removed at once. A helper's
+	 * (job_env_trash), not one that runs its own job and then exits.
+	 */
+	struct trash *trash;
 	const struct job_sys *sys;       /* NULL: the real calls */
 	/*
 	 * Settle as the macOS helper does, where neither exists: no
@@ -80,6 +87,8 @@ struct job_env {
 /* 0, or -ENOMEM: a helper short of it would refuse narrowed jobs. */
 int job_env_init(struct job_env *env);
 void job_env_fini(struct job_env *env);
+/* Gives env a trash in its tmp base (trash.h); without one, none. */
+void job_env_trash(struct job_env *env);
 /*
  * Where jobs go without a shepherd, nothing of theirs outlives the helper
  * to end them: a guard process does (cgroup_guard). Returns the
@@ -91,8 +100,9 @@ void job_env_fini(struct job_env *env);
  */
 int job_env_guard(struct job_env *env, pid_t *pid, bool wait);
 /*
- * What settled jobs left for later (their cgroups): removes up to max of
- * it, returns how much is left. No result waits for it.
+ * What settled jobs left for later (their cgroups, their empty tmps):
+ * removes up to max of each, returns how much is left. No result waits
+ * for it.
  */
 size_t job_env_tidy(const struct job_env *env, size_t max);
 
@@ -123,6 +133,7 @@ struct job {
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;
 	struct settle settle;
+	struct trash *trash;           /* env's */
 	int64_t grace_ns;
 	int64_t t_deadline;            /* INT64_MAX: none */
 	int64_t t_grace;               /* SIGKILL after SIGTERM */

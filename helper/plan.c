@@ -166,21 +166,29 @@ job_env_guard(struct job_env *env, pid_t *pid, bool wait)
 #endif
 }
 
+void
+job_env_trash(struct job_env *env)
+{
+	if (env->trash == NULL)
+		env->trash = trash_open(env->tmp_base);
+}
+
 size_t
 job_env_tidy(const struct job_env *env, size_t max)
 {
+	size_t left = trash_tidy(env->trash, max);
+
 #ifdef __linux__
-	return cgroup_env_tidy(&env->cg, max);
-#else
-	(void)env;
-	(void)max;
-	return 0;
+	left += cgroup_env_tidy(&env->cg, max);
 #endif
+	return left;
 }
 
 void
 job_env_fini(struct job_env *env)
 {
+	trash_close(env->trash);
+	env->trash = NULL;
 	free(env->tmp_base);
 	env->tmp_base = NULL;
 #ifdef __linux__

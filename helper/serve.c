@@ -35,13 +35,13 @@
  * Timers fired and exited children settled in one turn (twice as many
  * kills as reaps: a kill is the cheaper): a burst of deadlines then
  * reaches its hosts a batch at a time, not all at the end. And what
- * settled jobs left to tidy (their cgroups): one a turn, more when a
- * turn found nothing to do.
+ * settled jobs left to tidy (their cgroups and empty tmps, each a few
+ * rmdirs): one of each a turn, four when a turn found nothing to do.
  */
 #define REAPS_PER_TURN 32
 #define TIMERS_PER_TURN 64
 #define TIDY_BUSY 1
-#define TIDY_IDLE 16
+#define TIDY_IDLE 4
 
 struct conn;
 
@@ -995,6 +995,7 @@ serve(const struct serve_opts *o)
 		job_env_fini(&s.env);
 		return 1;
 	}
+	job_env_trash(&s.env);
 	say("started as uid %ld gid %ld, %s", (long)s.env.self.uid,
 	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;

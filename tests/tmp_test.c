@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/helperutil.h"
@@ -128,6 +129,68 @@ an_empty_tmp_goes_too(void **state)
 	hu_free(&j);
 	free(tmp);
 	free(scratch);
+}
+
+/* An entry of base named prefix* that is not skip (NULL when none). */
+static char *
+named(const char *prefix, const char *skip)
+{
+	struct dirent *e;
+	DIR *d = opendir(base);
+	char *found = NULL;
+
+	assert_non_null(d);
+	while (found == NULL && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+		    (skip == NULL || strcmp(e->d_name, skip) != 0))
+			found = strdup(e->d_name);
+	closedir(d);
+	return found;
+}
+
+/*
+ * A settled job's empty tmp (here with the view's directory for a
+ * scratch root beneath /tmp in it) goes into the helper's trash in one
+ * rename: gone when the result arrives. The trash is emptied when the
+ * helper has time, and goes with the helper.
+ */
+static void
+empty_tmps_go_through_the_trash(void **state)
+{
+	char dir[] = "/tmp/confine-trashtest.XXXXXX", *trash, *name;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct confine *own;
+	struct hu_job j;
+	char *tmp, *theirs;
+	int i;
+
+	/* The other helper's, made at its start; ours is the other one. */
+	theirs = named("confine-trash.", NULL);
+	assert_non_null(theirs);
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(hu_open(&own, CONFINE_MODE_EXEC, NULL), 0);
+	sh_job(&j, dir, "true");
+	assert_int_equal(hu_spawn(own, &j), 0);
+	tmp = strdup(confine_job_tmp(j.job));
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(j.r.tmp_kept, 0);
+	assert_false(tu_exists(tmp));
+	hu_free(&j);
+	name = named("confine-trash.", theirs);
+	assert_non_null(name);
+	trash = tu_join(base, name);
+	for (i = 0; i < 1000 && tu_count_entries(trash) > 0; i++)
+		nanosleep(&ts, NULL);
+	assert_int_equal(tu_count_entries(trash), 0);
+	confine_close(own);
+	assert_true(tu_path_gone(trash));
+	assert_int_equal(rmdir(dir), 0);
+	free(trash);
+	free(name);
+	free(theirs);
+	free(tmp);
 }
 
 /* Something of it may still write there: kept, and said so. */
@@ -283,6 +346,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_job_has_a_tmp_of_its_own),
 		cmocka_unit_test(an_empty_tmp_goes_too),
+		cmocka_unit_test(empty_tmps_go_through_the_trash),
 		cmocka_unit_test(it_is_kept_when_the_job_is_uncertain),
 		cmocka_unit_test(what_the_job_names_beneath_tmp_stays_in_sight),
 		cmocka_unit_test(no_tmp_means_the_hosts_read_only_tmp),

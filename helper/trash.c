@@ -1,0 +1,193 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helper/trash.h"
+#include "src/fd.h"
+
+#define DEPTH 64       /* deeper than any tree a job's view makes */
+#define MADE_MAX 3     /* the job's root, cwd and program: job.h's made */
+
+struct trash {
+	int dir;
+	char *path;
+	char **name;       /* what is in it, not yet removed */
+	size_t n, cap;
+};
+
+static bool
+dots(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+static int
+open_dir(int parent, const char *name)
+{
+	return openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+}
+
+/*
+ * Whether dir holds nothing but directories that some of the n paths
+ * (relative, '/'-separated) pass through, each of them holding in turn
+ * nothing else: what make_mountpoint made, and no more. Read only,
+ * never through a link.
+ */
+static bool
+only_made(int dir, const char *const *rel, size_t n, int depth)
+{
+	const char *sub[MADE_MAX];
+	struct dirent *e;
+	size_t k, m, len;
+	bool ok = depth < DEPTH, hit;
+	int fd = dup(dir), child = -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (ok && (e = readdir(d)) != NULL) {
+		if (dots(e->d_name))
+			continue;
+		for (k = m = 0, hit = false; k < n; k++) {
+			len = strcspn(rel[k], "/");
+			if (strlen(e->d_name) != len ||
+			    strncmp(rel[k], e->d_name, len) != 0)
+				continue;
+			hit = true;
+			if (rel[k][len] == '/')
+				sub[m++] = rel[k] + len + 1;
+		}
+		ok = hit && (child = open_dir(dirfd(d), e->d_name)) >= 0;
+		if (ok) {
+			ok = only_made(child, sub, m, depth + 1);
+			close(child);
+		}
+	}
+	closedir(d);
+	return ok;
+}
+
+/* The empty directories of the tree name beneath parent, deepest first. */
+static int
+rmdirs(int parent, const char *name, int depth)
+{
+	struct dirent *e;
+	int fd, rc = 0;
+	DIR *d;
+
+	if (depth >= DEPTH)
+		return -ELOOP;
+	if ((fd = open_dir(parent, name)) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if ((d = fdopendir(fd)) == NULL) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL)
+		if (!dots(e->d_name))
+			rc = rmdirs(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+	if (rc == 0 && unlinkat(parent, name, AT_REMOVEDIR) != 0)
+		rc = -errno;
+	return rc;
+}
+
+struct trash *
+trash_open(const char *base)
+{
+	struct trash *t = calloc(1, sizeof(*t));
+
+	if (t == NULL || base == NULL ||
+	    asprintf(&t->path, "%s/confine-trash.XXXXXX", base) < 0) {
+		free(t);
+		return NULL;
+	}
+	if (mkdtemp(t->path) == NULL ||
+	    (t->dir = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		(void)rmdir(t->path);
+		free(t->path);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int
+trash_put(struct trash *t, const char *dir, char *const *made, size_t n)
+{
+	const char *rel[MADE_MAX], *base = strrchr(dir, '/');
+	char **name;
+	size_t k;
+	bool ok;
+	int fd;
+
+	if (n > MADE_MAX || base == NULL || base[1] == '\0')
+		return -EINVAL;
+	base++;
+	for (k = 0; k < n; k++) {
+		if (strncmp(made[k], "/tmp/", 5) != 0)
+			return -EINVAL;
+		rel[k] = made[k] + 5;
+	}
+	if ((fd = open_dir(AT_FDCWD, dir)) < 0)
+		return -errno;
+	ok = only_made(fd, rel, n, 0);
+	close(fd);
+	if (!ok)
+		return -ENOTEMPTY;
+	if (t->n == t->cap) {
+		k = t->cap ? 2 * t->cap : 64;
+		if (k > SIZE_MAX / sizeof(*name) ||
+		    (name = realloc(t->name, k * sizeof(*name))) == NULL)
+			return -ENOMEM;
+		t->name = name;
+		t->cap = k;
+	}
+	if ((t->name[t->n] = strdup(base)) == NULL)
+		return -ENOMEM;
+	/* Its name is unique in the tmp base, so it is in the trash too. */
+	if (renameat(AT_FDCWD, dir, t->dir, base) != 0) {
+		free(t->name[t->n]);
+		return -errno;
+	}
+	t->n++;
+	return 0;
+}
+
+size_t
+trash_tidy(struct trash *t, size_t max)
+{
+	if (t == NULL)
+		return 0;
+	/* One that cannot go (something put in it after the check) stays. */
+	for (; max > 0 && t->n > 0; max--) {
+		t->n--;
+		(void)rmdirs(t->dir, t->name[t->n], 0);
+		free(t->name[t->n]);
+	}
+	return t->n;
+}
+
+void
+trash_close(struct trash *t)
+{
+	if (t == NULL)
+		return;
+	(void)trash_tidy(t, SIZE_MAX);
+	close(t->dir);
+	(void)rmdir(t->path);
+	free(t->name);
+	free(t->path);
+	free(t);
+}
