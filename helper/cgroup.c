@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -626,8 +628,70 @@ cgroup_join(const int procs[CGROUP_JOINS])
 	return 0;
 }
 
+/*
+ * The guard of a process that runs its one job and exits (confine-run):
+ * a process sharing its memory (CLONE_VM), so that no page table is
+ * copied to start it, which only makes system calls: every signal held,
+ * it waits for its pipe's end, which comes when its starter has exited
+ * (the write end is never closed before), then writes cgroup.kill. A
+ * failed call of its would write its starter's errno: none can fail
+ * before that end, and after it nothing reads it.
+ */
+static struct shared_guard {
+	int pipe, end, dir;  /* the pipe's two ends, the cgroup */
+} shared;
+static char shared_stack[16384] __attribute__((aligned(16)));
+
+static int
+shared_guard_main(void *arg)
+{
+	const struct shared_guard *g = arg;
+	sigset_t all;
+	char c;
+	long fd;
+
+	sigfillset(&all);
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, _NSIG / 8);
+	/* Its copy of the write end would keep the end from coming. */
+	(void)syscall(SYS_close, g->end);
+	while (syscall(SYS_read, g->pipe, &c, 1) > 0)
+		;
+	fd = syscall(SYS_openat, g->dir, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		(void)syscall(SYS_write, (int)fd, "1", 1);
+	return 0;
+}
+
 int
-cgroup_guard(const struct cgroup_env *env, pid_t *guard, bool wait)
+cgroup_guard_shared(const struct cgroup_env *env, pid_t *guard)
+{
+	int p[2], rc;
+	pid_t pid;
+
+	if (env->v2 < 0 || !env->v2_kill)
+		return -ENOTSUP;
+	if ((rc = fd_pipe(p)) != 0)
+		return rc;
+	/* A descriptor of its own: ours holds the claim. */
+	shared.pipe = p[0];
+	shared.end = p[1];
+	shared.dir = openat(env->v2, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pid = shared.dir < 0 ? -1 : clone(shared_guard_main,
+	    shared_stack + sizeof(shared_stack), CLONE_VM | SIGCHLD, &shared);
+	rc = pid < 0 ? -errno : 0;
+	close(p[0]);
+	if (shared.dir >= 0)
+		close(shared.dir);
+	if (rc != 0) {
+		close(p[1]);
+		return rc;
+	}
+	*guard = pid;
+	return p[1];
+}
+
+int
+cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	int p[2], done[2], keep[3], rc, fd;
@@ -672,7 +736,7 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard, bool wait)
 	 * host would not see the helper die, nor a client its connection
 	 * end. EOF once it has (or has died).
 	 */
-	while (rc == 0 && wait && read(done[0], &c, 1) < 0 && errno == EINTR)
+	while (rc == 0 && read(done[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(done[0]);
 	if (rc != 0) {

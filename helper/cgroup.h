@@ -117,11 +117,19 @@ int cgroup_job_kill(struct cgroup_job *job);
  * ends every job beneath it. After a
  * clean stop the jobs and the cgroup are gone already: it finds nothing.
  * Returns that write end, to keep open for the helper's life, or -errno;
- * the guard's pid in *pid. With wait, only once the guard has closed the
- * rest of what it was forked with (the helper's sockets among them: while
- * it held them, a host would not see the helper die).
+ * the guard's pid in *pid; only once the guard has closed the rest of
+ * what it was forked with (the helper's sockets among them: while it
+ * held them, a host would not see the helper die).
  */
-int cgroup_guard(const struct cgroup_env *env, pid_t *pid, bool wait);
+int cgroup_guard(const struct cgroup_env *env, pid_t *pid);
+/*
+ * The same for a process that runs its own job and then exits: a guard
+ * sharing its memory, cheaper to start than a copy of it, which holds
+ * what the process had open at the call until it ends. The descriptor
+ * returned must stay open until the process exits (its exit is the
+ * guard's cue); one such guard a process.
+ */
+int cgroup_guard_shared(const struct cgroup_env *env, pid_t *pid);
 
 /* In the job's process, before anything else: move into every cgroup. */
 int cgroup_join(const int procs[CGROUP_JOINS]);

@@ -94,11 +94,11 @@ void job_env_trash(struct job_env *env);
  * to end them: a guard process does (cgroup_guard). Returns the
  * descriptor to hold for the helper's life (the guard's pid in *pid), or
  * -errno having put env's jobs back on shepherds (-ENOTSUP: they had
- * shepherds already). A helper with clients waits until the guard holds
- * none of their sockets (cgroup_guard's wait); one that runs its own job
- * has none to wait for.
+ * shepherds already). one_job: for a process that runs its own job and
+ * exits, a guard that shares its memory (cgroup_guard_shared): the
+ * descriptor must then stay open until the process exits.
  */
-int job_env_guard(struct job_env *env, pid_t *pid, bool wait);
+int job_env_guard(struct job_env *env, pid_t *pid, bool one_job);
 /*
  * What settled jobs left for later (their cgroups, their empty tmps):
  * removes up to max of each, returns how much is left. No result waits

@@ -18,7 +18,7 @@ local_open(struct local *l)
 
 	l->guard = -1;
 	if (rc == 0)
-		l->guard = job_env_guard(&l->env, &guard, false);
+		l->guard = job_env_guard(&l->env, &guard, true);
 	return rc;
 }
 
@@ -29,7 +29,7 @@ local_close(struct local *l)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	job_env_fini(&l->env);
-	fd_closep(&l->guard);
+	/* The guard's pipe stays open: our exit is its cue (local.h). */
 }
 
 int

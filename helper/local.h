@@ -21,12 +21,19 @@
 
 struct local {
 	struct job_env env;
-	int guard;       /* held open for our life, or -1 */
+	int guard;       /* held open for our life, or -errno */
 };
 
-/* Probes the machine as a helper does. 0, or -ENOMEM. */
+/*
+ * Probes the machine as a helper does, and starts the guard, which ends
+ * the jobs' cgroups once this process has exited: once a process. 0, or
+ * -ENOMEM.
+ */
 int local_open(struct local *l);
-/* Reaps what the jobs' orphans left, releases the rest. */
+/*
+ * Reaps what the jobs' orphans left and releases the rest, but for the
+ * guard's pipe: it stays open until the process exits.
+ */
 void local_close(struct local *l);
 
 struct local_job {

@@ -148,20 +148,22 @@ job_env_init(struct job_env *env)
 }
 
 int
-job_env_guard(struct job_env *env, pid_t *pid, bool wait)
+job_env_guard(struct job_env *env, pid_t *pid, bool one_job)
 {
 #ifdef __linux__
 	int fd;
 
 	if (!env->direct)
 		return -ENOTSUP;
-	if ((fd = cgroup_guard(&env->cg, pid, wait)) < 0)
+	fd = one_job ? cgroup_guard_shared(&env->cg, pid) :
+	    cgroup_guard(&env->cg, pid);
+	if (fd < 0)
 		env->direct = false;
 	return fd;
 #else
 	(void)env;
 	(void)pid;
-	(void)wait;
+	(void)one_job;
 	return -ENOTSUP;
 #endif
 }

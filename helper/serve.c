@@ -345,7 +345,7 @@ guard_start(struct srv *s)
 	fd_closep(&s->guard);
 	s->guard_pid = 0;
 	if (s->env.direct && (s->guard = job_env_guard(&s->env,
-	    &s->guard_pid, true)) < 0)
+	    &s->guard_pid, false)) < 0)
 		say("no guard for the jobs (%s): shepherds", strerror(-s->guard));
 }
 

@@ -89,6 +89,22 @@ case_confine_run_killed_leaves_no_job() {
 	gone "$job" || fail "the job $job outlived confine-run"
 }
 
+# Nothing confine-run starts outlives it: its job, and the guard (or the
+# shepherd) that would end the job if confine-run were killed.
+case_nothing_of_confine_run_outlives_it() {
+	"$RUN" -s "$S" -- "$FIX" pid-sleep 1000 </dev/null >"$T/out" 2>"$T/err" &
+	pid=$!
+	wait_for_line "$T/out"
+	kids=$(cat "/proc/$pid/task/$pid/children")
+	[ -n "$kids" ] || fail "confine-run has no children while its job runs"
+	wait "$pid"
+	st=$?
+	expect_status 0
+	for k in $kids; do
+		gone "$k" || fail "$k, a child of confine-run, outlived it"
+	done
+}
+
 # A helper given (--helper) SIGKILLed under a running job: confine-run
 # reports the job Uncertain(helper lost), never Completed, and the job
 # does not outlive its helper.

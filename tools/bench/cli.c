@@ -6,10 +6,15 @@
  *
  *   bazel run -c opt //tools/bench:cli -- [REPS]
  *
- * confine-run twice: starting the helper it carries (the default), and
- * through a helper left running, named by CONFINE_SOCKET.
+ * confine-run as it runs by default (its own job's helper), through a
+ * helper left running (CONFINE_SOCKET), and taken apart: its own start
+ * alone (--version: the exec, the loader, the options), and its job
+ * unconfined and without a private tmp (--backend none --no-tmp: what
+ * starting, watching and settling a job costs it, without the
+ * confinement's own cost).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <signal.h>
 #include <stdint.h>
@@ -43,12 +48,20 @@ now_us(void)
 static int
 run(const struct method *m, double *us)
 {
+	posix_spawn_file_actions_t fa;
 	double t0 = now_us();
-	int status;
+	int status, rc;
 	pid_t pid;
 
-	if (posix_spawn(&pid, m->argv[0], NULL, NULL,
-	    (char *const *)(uintptr_t)m->argv, m->envp) != 0)
+	/* Every method's stdout is /dev/null (--version's line among them). */
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -1;
+	rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn(&pid, m->argv[0], &fa, NULL,
+		    (char *const *)(uintptr_t)m->argv, m->envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
 		return -1;
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
@@ -88,7 +101,7 @@ main(int argc, char **argv)
 	char *run_path = runfile(argv[0], "tools/confine-run");
 	char *helper = runfile(argv[0], "helper/confine-helper");
 	char envsock[4300], *sockenv[] = { envsock, NULL };
-	struct method m[6];
+	struct method m[8];
 	double p50;
 	pid_t h;
 
@@ -113,6 +126,11 @@ main(int argc, char **argv)
 		"/bin/true", NULL }, environ, NULL, 0 };
 	m[n++] = (struct method){ "confine-run, CONFINE_SOCKET", { run_path, "-s",
 		scratch, "--", "/bin/true", NULL }, sockenv, NULL, 0 };
+	m[n++] = (struct method){ "confine-run --version (its own start)", {
+		run_path, "--version", NULL }, environ, NULL, 0 };
+	m[n++] = (struct method){ "confine-run --backend none --no-tmp", {
+		run_path, "-s", scratch, "--backend", "none", "--no-tmp", "--",
+		"/bin/true", NULL }, environ, NULL, 0 };
 	if (access("/usr/bin/bwrap", X_OK) == 0) {
 		bw = n;
 		m[n++] = (struct method){ "bwrap", { "/usr/bin/bwrap", "--ro-bind",
