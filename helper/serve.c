@@ -42,6 +42,12 @@
 #define TIMERS_PER_TURN 64
 #define TIDY_BUSY 1
 #define TIDY_IDLE 4
+/*
+ * What may wait at most: under a steady load there may be no idle turn,
+ * and beyond this many a turn tidies what it takes to come back to it.
+ * A burst of a thousand deadlines fits.
+ */
+#define TIDY_KEEP 1024
 
 struct conn;
 
@@ -893,6 +899,7 @@ step(struct srv *s, int sigfd)
 	int64_t now = clock_ns();
 	unsigned want;
 	bool busy = false, sig = false, acc = false;
+	size_t tidy;
 	int n, i;
 
 	want = s->listen_fd >= 0 && s->listen_paused_until <= now ? EV_IN : 0;
@@ -952,7 +959,10 @@ step(struct srv *s, int sigfd)
 		accept_one(s);
 	while ((h = TAILQ_FIRST(&s->dead)) != NULL)
 		job_free(s, h);
-	s->untidy = job_env_tidy(&s->env, n == 0 ? TIDY_IDLE : TIDY_BUSY);
+	tidy = n == 0 ? TIDY_IDLE : TIDY_BUSY;
+	if (s->untidy > TIDY_KEEP && s->untidy - TIDY_KEEP > tidy)
+		tidy = s->untidy - TIDY_KEEP;
+	s->untidy = job_env_tidy(&s->env, tidy);
 }
 
 int
