@@ -168,14 +168,16 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 			    (double)(bench_now() - t0) / 1e9);
 		for (t = 0; t < o->host_threads.n && rc == 0; t++) {
 			/*
-			 * A fork-mode helper opened now copies the grown host:
-			 * every shepherd it forks then pays what fork does.
+			 * A fork-mode helper opened now, from the grown host: it
+			 * was a copy of it, whose every shepherd paid what fork
+			 * of the host does; today it is the carried helper,
+			 * exec'd, and must cost what one opened early costs.
 			 * Only while the host has one thread (fork mode's rule).
 			 */
 			r->late = NULL;
 			if (o->hosts_mib.v[h] > 0 && o->host_threads.v[t] == 1 &&
 			    run_open(&r->late, &late, o->shepherd) != 0) {
-				fprintf(stderr, "bench: fork-mode helper: %s\n",
+				fprintf(stderr, "bench: late helper: %s\n",
 				    confine_error_message());
 				r->late = NULL;
 			}

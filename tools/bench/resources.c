@@ -190,8 +190,9 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	bench_line("helper with %5d jobs in flight      %8ld  (+%.2f KiB a job)",
 	    n, busy, per_job);
 	bench_line("helper page tables then              %8ld", pte);
-	bench_line("helper descriptors idle, then        %4ld, %ld (each shepherd "
-	    "is forked with them all)", fds_idle, fds_busy);
+	bench_line("helper descriptors idle, then        %4ld, %ld (each job's "
+	    "process, or its shepherd, starts with them all)", fds_idle,
+	    fds_busy);
 	bench_line("processes below the helper idle, then %3ld, %ld: %.2f a job "
 	    "in flight", procs_idle, procs_busy, procs);
 	bench_line("helper once they settled             %8ld", after);
@@ -309,10 +310,10 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 	all_s = stats_value("cpu", "posix_spawn", "in-all", 0, 1, n,
 	    sp_self + sp_kids, "us/job")->s.p50;
 	bench_line("helper itself (schedstat)                 %8.1f", helper_self);
-	bench_line("helper's children: shepherds + jobs       %8.1f  "
+	bench_line("helper's children: jobs (and shepherds)   %8.1f  "
 	    "(clock ticks: +-%.0f)", helper_kids, 1e6 / (double)sysconf(_SC_CLK_TCK) / k);
 	bench_line("  of which the jobs' own (result rusage)  %8.1f", own);
-	bench_line("  so the shepherds, about                 %8.1f", helper_kids - own);
+	bench_line("  so the shepherds and removers, about    %8.1f", helper_kids - own);
 	bench_line("host: the client library                  %8.1f", host);
 	bench_line("posix_spawn: host %.1f, the child %.1f", sp_self, sp_kids);
 	bench_line("confine in all %.1f, posix_spawn in all %.1f", all_c, all_s);
