@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -104,17 +103,11 @@ static int
 count_fds(pid_t pid)
 {
 	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
+	int n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
+	n = tu_count_entries(path);
+	assert_true(n >= 0);
 	return n - (pid == getpid());  /* our own count includes the DIR */
 }
 
@@ -122,20 +115,16 @@ count_fds(pid_t pid)
 static int
 trash_entries(void)
 {
-	const char *t = getenv("TMPDIR");
-	char path[4200];
-	struct dirent *e;
-	DIR *d = opendir(t != NULL ? t : "/tmp");
-	int n = -1;
+	const char *t = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+	char *name = tu_find_named(t, "confine-trash.", NULL), *path;
+	int n;
 
-	assert_non_null(d);
-	while (n < 0 && (e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, "confine-trash.", 14) == 0) {
-			snprintf(path, sizeof(path), "%s/%s",
-			    t != NULL ? t : "/tmp", e->d_name);
-			n = tu_count_entries(path);
-		}
-	closedir(d);
+	if (name == NULL)
+		return -1;
+	path = tu_join(t, name);
+	n = tu_count_entries(path);
+	free(path);
+	free(name);
 	return n;
 }
 

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -347,21 +346,6 @@ a_hundred_deadlines_at_once_settle_and_their_tmps_go(void **state)
 	confine_close(c);
 }
 
-/* Job cgroups beneath a helper's directory. */
-static int
-job_cgroups_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		n += strncmp(e->d_name, "job.", 4) == 0;
-	closedir(d);
-	return n;
-}
-
 /*
  * The cgroups of jobs a burst of deadlines killed are removed after
  * their results are sent, when the helper has time: an idle helper
@@ -393,7 +377,7 @@ an_idle_helper_removes_what_a_burst_left(void **state)
 		hu_free(&j[i]);
 	}
 	/* Killed, none is kept for reuse: only the running job's is left. */
-	for (i = 0; i < 1000 && (n = job_cgroups_in(dir)) > 1; i++)
+	for (i = 0; i < 1000 && (n = tu_count_named(dir, "job.")) > 1; i++)
 		nanosleep(&ts, NULL);
 	assert_int_equal(n, 1);
 	assert_int_equal(confine_cancel(keep.job), 0);

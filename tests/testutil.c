@@ -198,6 +198,12 @@ tu_drain(int fd)
 int
 tu_count_entries(const char *dir)
 {
+	return tu_count_named(dir, "");
+}
+
+int
+tu_count_named(const char *dir, const char *prefix)
+{
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
@@ -205,10 +211,28 @@ tu_count_entries(const char *dir)
 	if (d == NULL)
 		return -1;
 	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    strncmp(e->d_name, prefix, strlen(prefix)) == 0)
 			n++;
 	closedir(d);
 	return n;
+}
+
+char *
+tu_find_named(const char *dir, const char *prefix, const char *skip)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *found = NULL;
+
+	if (d == NULL)
+		return NULL;
+	while (found == NULL && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+		    (skip == NULL || strcmp(e->d_name, skip) != 0))
+			found = strdup(e->d_name);
+	closedir(d);
+	return found;
 }
 
 void

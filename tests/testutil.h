@@ -105,6 +105,13 @@ char *tu_slurp(const char *path, size_t *len);
 char *tu_drain(int fd);
 /* Number of entries of a directory, "." and ".." aside; -1 on error. */
 int tu_count_entries(const char *dir);
+/* The same, of those whose names start with prefix. */
+int tu_count_named(const char *dir, const char *prefix);
+/*
+ * The name of an entry of dir that starts with prefix and is not skip
+ * (NULL: any), malloc'd; NULL when there is none.
+ */
+char *tu_find_named(const char *dir, const char *prefix, const char *skip);
 /* Copies a file and makes it executable. */
 void tu_copy_exec(const char *from, const char *to);
 /* A loopback TCP port that refuses connections: bound, never listening. */

@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -59,14 +58,9 @@ sh_job(struct hu_job *j, const char *scratch, const char *script)
 static int
 tmps_in_base(void)
 {
-	struct dirent *e;
-	DIR *d = opendir(base);
-	int n = 0;
+	int n = tu_count_named(base, "confine-tmp.");
 
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		n += strncmp(e->d_name, "confine-tmp.", 12) == 0;
-	closedir(d);
+	assert_true(n >= 0);
 	return n;
 }
 
@@ -131,23 +125,6 @@ an_empty_tmp_goes_too(void **state)
 	free(scratch);
 }
 
-/* An entry of base named prefix* that is not skip (NULL when none). */
-static char *
-named(const char *prefix, const char *skip)
-{
-	struct dirent *e;
-	DIR *d = opendir(base);
-	char *found = NULL;
-
-	assert_non_null(d);
-	while (found == NULL && (e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
-		    (skip == NULL || strcmp(e->d_name, skip) != 0))
-			found = strdup(e->d_name);
-	closedir(d);
-	return found;
-}
-
 /*
  * A settled job's empty tmp (here with the view's directory for a
  * scratch root beneath /tmp in it) goes into the helper's trash in one
@@ -165,7 +142,7 @@ empty_tmps_go_through_the_trash(void **state)
 	int i;
 
 	/* The other helper's, made at its start; ours is the other one. */
-	theirs = named("confine-trash.", NULL);
+	theirs = tu_find_named(base, "confine-trash.", NULL);
 	assert_non_null(theirs);
 
 	assert_non_null(mkdtemp(dir));
@@ -178,7 +155,7 @@ empty_tmps_go_through_the_trash(void **state)
 	assert_int_equal(j.r.tmp_kept, 0);
 	assert_false(tu_exists(tmp));
 	hu_free(&j);
-	name = named("confine-trash.", theirs);
+	name = tu_find_named(base, "confine-trash.", theirs);
 	assert_non_null(name);
 	trash = tu_join(base, name);
 	for (i = 0; i < 1000 && tu_count_entries(trash) > 0; i++)
