@@ -150,6 +150,7 @@ struct opts {
 };
 
 static int sigfd[2] = { -1, -1 };
+static sigset_t caught;          /* the signals that cancel the job */
 
 static _Noreturn void __attribute__((format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -563,10 +564,13 @@ catch_signals(void)
 			die("fcntl: %s", strerror(errno));
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&caught);
 	sa.sa_handler = on_signal;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		/* Even when inherited ignored: a background run can be cancelled. */
 		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&caught, sigs[i]);
+	}
 	/* EPIPE from write instead: the settlement must still be reported. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -585,13 +589,23 @@ drain_signals(void)
 	return sig;
 }
 
+/* A signal arrived: the job is to be cancelled, and arg says which. */
+static bool
+signalled(void *arg)
+{
+	int sig = drain_signals();
+
+	if (sig != 0)
+		*(int *)arg = sig;
+	return sig != 0;
+}
+
 /* Waits for the settlement; a signal cancels the job first. */
 static void
 settle(struct confine *c, struct confine_job *job, struct confine_result *r,
     int *signal)
 {
 	struct pollfd pfd[2];
-	int sig;
 
 	while (confine_wait(job, 0, r) != 0) {
 		pfd[0].fd = confine_fd(c);
@@ -603,10 +617,8 @@ settle(struct confine *c, struct confine_job *job, struct confine_result *r,
 				continue;
 			die("poll: %s", strerror(errno));
 		}
-		if (pfd[1].revents != 0 && (sig = drain_signals()) != 0) {
-			*signal = sig;
+		if (pfd[1].revents != 0 && signalled(signal))
 			(void)confine_cancel(job);
-		}
 		/* A lost helper settles the job Uncertain(helper lost). */
 		if (pfd[0].revents != 0)
 			(void)confine_dispatch(c);
@@ -628,17 +640,6 @@ open_result(const char *path)
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
 		die("--result %s: %s", path, strerror(errno));
 	return f;
-}
-
-/* Asked by local_run when a signal arrived: cancel, and say which. */
-static bool
-signalled(void *arg)
-{
-	int sig = drain_signals();
-
-	if (sig != 0)
-		*(int *)arg = sig;
-	return sig != 0;
 }
 
 /*
@@ -683,7 +684,7 @@ run_helper(const struct opts *o, const struct confine_spec *spec,
 	struct confine_options co;
 	struct confine_job *job;
 	struct confine *c;
-	sigset_t set, old;
+	sigset_t old;
 	int rc;
 
 	memset(&co, 0, sizeof(co));
@@ -691,11 +692,7 @@ run_helper(const struct opts *o, const struct confine_spec *spec,
 	co.helper_path = o->helper;
 	co.socket_path = o->socket;
 	/* A helper started now inherits them held and takes them over. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	sigprocmask(SIG_BLOCK, &caught, &old);
 	rc = confine_open(&c, &co);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
