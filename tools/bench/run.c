@@ -330,6 +330,23 @@ run_floor_confined_fini(void)
 }
 
 /*
+ * In a vforked child, before its exec: the view and no capabilities
+ * (view), Landlock and seccomp (confined), as confine applies them. 0, or
+ * the status to exit with: 126 the view failed, 127 the confinement.
+ */
+static int
+floor_apply(bool confined, bool view)
+{
+	if (view && (mountns_apply(&floor_view) != 0 ||
+	    caps_drop_bounding() != 0 || caps_clear() != 0))
+		return 126;
+	if (confined && (landlock_apply(&floor_ll, &floor_policy) != 0 ||
+	    seccomp_apply(&floor_sc) != 0))
+		return 127;
+	return 0;
+}
+
+/*
  * vfork: the child runs only system calls on what was prepared above and
  * never returns here, as posix_spawn's own child does.
  */
@@ -337,6 +354,7 @@ static int
 run_floor_vfork(bool confined, bool view)
 {
 	pid_t pid;
+	int rc;
 
 	if (floor_root == NULL)
 		return -1;
@@ -346,14 +364,10 @@ run_floor_vfork(bool confined, bool view)
 		return -1;
 	}
 	if (pid == 0) {
-		if (view && (mountns_apply(&floor_view) != 0 ||
-		    caps_drop_bounding() != 0 || caps_clear() != 0))
-			_exit(126);
-		if (!confined || (landlock_apply(&floor_ll, &floor_policy) == 0 &&
-		    seccomp_apply(&floor_sc) == 0))
+		if ((rc = floor_apply(confined, view)) == 0)
 			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
 			    no_env);
-		_exit(127);
+		_exit(rc != 0 ? rc : 127);
 	}
 	return wait_ok(pid, view ? "floor-view" : confined ? "floor-confined" :
 	    "floor-vfork");
@@ -385,10 +399,7 @@ floor_sleeper(pid_t pgid)
 	pid_t pid = vfork();
 
 	if (pid == 0) {
-		if (setpgid(0, pgid) == 0 && mountns_apply(&floor_view) == 0 &&
-		    caps_drop_bounding() == 0 && caps_clear() == 0 &&
-		    landlock_apply(&floor_ll, &floor_policy) == 0 &&
-		    seccomp_apply(&floor_sc) == 0)
+		if (setpgid(0, pgid) == 0 && floor_apply(true, true) == 0)
 			execve("/bin/sleep", (char *const *)(uintptr_t)argv, no_env);
 		_exit(127);
 	}
