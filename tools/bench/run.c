@@ -373,9 +373,9 @@ run_floor_vfork(bool confined, bool view)
 	    "floor-vfork");
 }
 
-/* 1 once pid sleeps in a system call (state S), 0 before, -1 if gone. */
-static int
-asleep(pid_t pid)
+/* pid's state letter from /proc (S: asleep in a system call), or 0 if gone. */
+static char
+proc_state(pid_t pid)
 {
 	char path[64], buf[256], *p;
 	FILE *f;
@@ -383,12 +383,12 @@ asleep(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	if ((f = fopen(path, "re")) == NULL)
-		return -1;
+		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	return p != NULL && p[1] == ' ' && p[2] == 'S';
+	return p != NULL && p[1] == ' ' && p[2] != '\0' ? p[2] : '?';
 }
 
 /* One floor-burst sleeper, in group pgid (0: its own); its pid or -1. */
@@ -397,15 +397,41 @@ floor_sleeper(pid_t pgid)
 {
 	static const char *const argv[] = { "sleep", "3600", NULL };
 	pid_t pid = vfork();
+	int rc;
 
 	if (pid == 0) {
-		if (setpgid(0, pgid) == 0 && floor_apply(true, true) == 0)
+		if (setpgid(0, pgid) != 0)
+			_exit(125);
+		if ((rc = floor_apply(true, true)) == 0)
 			execve("/bin/sleep", (char *const *)(uintptr_t)argv, no_env);
-		_exit(127);
+		_exit(rc != 0 ? rc : 127);
 	}
 	if (pid < 0)
 		fprintf(stderr, "bench: floor-burst: vfork: %s\n", strerror(errno));
 	return pid;
+}
+
+/*
+ * Wait, up to about 60 s on a loaded machine, for pid to sleep in sleep's
+ * nanosleep; 0, or -1 having said what it was doing instead.
+ */
+static int
+floor_asleep(pid_t pid)
+{
+	char st = 0;
+	int k;
+
+	for (k = 0; k < 60000; k++) {
+		if ((st = proc_state(pid)) == 'S')
+			return 0;
+		if (st == 0 || st == 'Z')
+			break;
+		usleep(1000);
+	}
+	fprintf(stderr, "bench: floor-burst: sleeper %ld %s (state %c)\n",
+	    (long)pid, st == 0 ? "is gone" : st == 'Z' ? "exited before "
+	    "the kill" : "never slept", st != 0 ? st : '-');
+	return -1;
 }
 
 int
@@ -414,7 +440,7 @@ run_floor_burst(int n, struct samples *out)
 	pid_t *pid = calloc((size_t)n, sizeof(*pid));
 	int64_t t0;
 	siginfo_t si;
-	int i, k, rc = 0;
+	int i, rc = 0;
 
 	if (pid == NULL || floor_root == NULL) {
 		free(pid);
@@ -427,11 +453,8 @@ run_floor_burst(int n, struct samples *out)
 	n = i;
 	rc = n > 0 ? 0 : -1;
 	/* Every one asleep in sleep's nanosleep before the kill. */
-	for (i = 0; i < n && rc == 0; i++) {
-		for (k = 0; (rc = asleep(pid[i])) == 0 && k < 10000; k++)
-			usleep(1000);
-		rc = rc == 1 ? 0 : -1;
-	}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = floor_asleep(pid[i]);
 	t0 = bench_now();
 	for (i = 0; i < n; i++)
 		(void)kill(pid[i], SIGKILL);
@@ -442,10 +465,18 @@ run_floor_burst(int n, struct samples *out)
 				i--;
 				continue;
 			}
+			fprintf(stderr, "bench: floor-burst: waitid: %s\n",
+			    strerror(errno));
 			break;
 		}
-		if (si.si_code != CLD_KILLED || si.si_status != SIGKILL)
+		if (si.si_code != CLD_KILLED || si.si_status != SIGKILL) {
+			fprintf(stderr, "bench: floor-burst: sleeper %ld %s %d, "
+			    "not killed by SIGKILL (exit 125: setpgid, 126: the "
+			    "view, 127: the confinement or the exec)\n",
+			    (long)si.si_pid, si.si_code == CLD_EXITED ?
+			    "exited" : "died of signal", si.si_status);
 			rc = -1;
+		}
 		(void)stats_add(out, (double)(bench_now() - t0) / 1000.0);
 	}
 	if (i < n || n == 0)
