@@ -1006,6 +1006,8 @@ serve(const struct serve_opts *o)
 		return 1;
 	}
 	job_env_trash(&s.env);
+	/* What it adopted from helpers that are gone, tidied when idle. */
+	s.untidy = job_env_tidy(&s.env, 0);
 	say("started as uid %ld gid %ld, %s", (long)s.env.self.uid,
 	    (long)s.env.self.gid, o->log ? o->log : "");
 	s.env.unwatch = unwatch;

@@ -6,12 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helper/trash.h"
 #include "src/fd.h"
 
 #define DEPTH 64       /* deeper than any tree a job's view makes */
+#define PREFIX "confine-trash."
+#define OPEN_TRIES 4
 #define MADE_MAX 3     /* the job's root, cwd and program: job.h's made */
 
 struct trash {
@@ -103,23 +107,123 @@ rmdirs(int parent, const char *name, int depth)
 	return rc;
 }
 
+/* One more name in t's list, the entry name of its directory. */
+static int
+keep(struct trash *t, const char *name)
+{
+	char **names;
+	size_t k;
+
+	if (t->n == t->cap) {
+		k = t->cap ? 2 * t->cap : 64;
+		if (k > SIZE_MAX / sizeof(*names) ||
+		    (names = realloc(t->name, k * sizeof(*names))) == NULL)
+			return -ENOMEM;
+		t->name = names;
+		t->cap = k;
+	}
+	if ((t->name[t->n] = strdup(name)) == NULL)
+		return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+/*
+ * The trash of a helper that is gone (none holds its lock), ours to
+ * take: its entries renamed into t's, to be removed as t's own are, and
+ * then it, if that left it empty. Only a directory of our own user's,
+ * never through a link; an entry that cannot move stays, and with it
+ * that trash, for the next helper.
+ */
+static void
+adopt(struct trash *t, int base, const char *name)
+{
+	struct dirent *e;
+	struct stat st;
+	int fd = open_dir(base, name);
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_nlink == 0 ||
+	    flock(fd, LOCK_EX | LOCK_NB) != 0 || (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (dots(e->d_name))
+			continue;
+		/* Each came from a mkdtemp in the same base: unique here. */
+		if (renameat(dirfd(d), e->d_name, t->dir, e->d_name) != 0)
+			continue;
+		if (keep(t, e->d_name) != 0)
+			break;  /* then it stays in t, until t's own last rmdir */
+	}
+	(void)unlinkat(base, name, AT_REMOVEDIR);
+	closedir(d);
+}
+
+/* Every trash beneath base but t's whose helper is gone. */
+static void
+adopt_all(struct trash *t, const char *base)
+{
+	const char *own = strrchr(t->path, '/') + 1;
+	struct dirent *e;
+	DIR *d;
+
+	if ((d = opendir(base)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, PREFIX, strlen(PREFIX)) == 0 &&
+		    strcmp(e->d_name, own) != 0)
+			adopt(t, dirfd(d), e->d_name);
+	closedir(d);
+}
+
+/*
+ * A fresh trash, locked for as long as t lives: that lock is how another
+ * helper tells it from a dead helper's. Locked and still there: such a
+ * helper may have taken it between the mkdtemp and the flock.
+ */
+static int
+make(struct trash *t, const char *base)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < OPEN_TRIES; i++) {
+		free(t->path);
+		t->path = NULL;
+		if (asprintf(&t->path, "%s/" PREFIX "XXXXXX", base) < 0)
+			return -1;
+		if (mkdtemp(t->path) == NULL)
+			return -1;
+		t->dir = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (t->dir < 0) {
+			(void)rmdir(t->path);
+			return -1;
+		}
+		if (flock(t->dir, LOCK_EX | LOCK_NB) == 0 &&
+		    fstat(t->dir, &st) == 0 && st.st_nlink > 0)
+			return 0;
+		close(t->dir);
+		(void)rmdir(t->path);
+	}
+	return -1;
+}
+
 struct trash *
 trash_open(const char *base)
 {
 	struct trash *t = calloc(1, sizeof(*t));
 
-	if (t == NULL || base == NULL ||
-	    asprintf(&t->path, "%s/confine-trash.XXXXXX", base) < 0) {
+	if (t == NULL || base == NULL || make(t, base) != 0) {
+		if (t != NULL)
+			free(t->path);
 		free(t);
 		return NULL;
 	}
-	if (mkdtemp(t->path) == NULL ||
-	    (t->dir = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		(void)rmdir(t->path);
-		free(t->path);
-		free(t);
-		return NULL;
-	}
+	adopt_all(t, base);
 	return t;
 }
 
@@ -127,10 +231,9 @@ int
 trash_put(struct trash *t, const char *dir, char *const *made, size_t n)
 {
 	const char *rel[MADE_MAX], *base = strrchr(dir, '/');
-	char **name;
 	size_t k;
 	bool ok;
-	int fd;
+	int fd, rc;
 
 	if (n > MADE_MAX || base == NULL || base[1] == '\0')
 		return -EINVAL;
@@ -146,22 +249,14 @@ trash_put(struct trash *t, const char *dir, char *const *made, size_t n)
 	close(fd);
 	if (!ok)
 		return -ENOTEMPTY;
-	if (t->n == t->cap) {
-		k = t->cap ? 2 * t->cap : 64;
-		if (k > SIZE_MAX / sizeof(*name) ||
-		    (name = realloc(t->name, k * sizeof(*name))) == NULL)
-			return -ENOMEM;
-		t->name = name;
-		t->cap = k;
-	}
-	if ((t->name[t->n] = strdup(base)) == NULL)
-		return -ENOMEM;
+	if ((rc = keep(t, base)) != 0)
+		return rc;
 	/* Its name is unique in the tmp base, so it is in the trash too. */
 	if (renameat(AT_FDCWD, dir, t->dir, base) != 0) {
-		free(t->name[t->n]);
-		return -errno;
+		rc = -errno;
+		free(t->name[--t->n]);
+		return rc;
 	}
-	t->n++;
 	return 0;
 }
 

@@ -19,7 +19,12 @@
 
 struct trash;
 
-/* A trash beneath base (the helper's tmp base), or NULL: then none. */
+/*
+ * A trash beneath base (the helper's tmp base), or NULL: then none. It
+ * is locked while it lives; what the trashes of helpers that are gone
+ * (unlocked, and of this user) still hold is moved into it, to be
+ * removed as its own entries are.
+ */
 struct trash *trash_open(const char *base);
 
 /*

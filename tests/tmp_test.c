@@ -170,6 +170,42 @@ empty_tmps_go_through_the_trash(void **state)
 	free(tmp);
 }
 
+/*
+ * A helper killed leaves its trash, unlocked: the next helper to start
+ * in the same TMPDIR takes in what it holds and removes it.
+ */
+static void
+a_killed_helpers_trash_goes_with_the_next(void **state)
+{
+	struct confine *own, *next;
+	char *theirs, *name, *trash, *live;
+	pid_t helper;
+
+	theirs = tu_find_named(base, "confine-trash.", NULL);
+	assert_non_null(theirs);
+	assert_int_equal(hu_open(&own, CONFINE_MODE_EXEC, NULL), 0);
+	name = tu_find_named(base, "confine-trash.", theirs);
+	assert_non_null(name);
+	trash = tu_join(base, name);
+	helper = confine_helper_pid(own);
+	assert_true(helper > 0);
+	assert_int_equal(kill(helper, SIGKILL), 0);
+	confine_close(own);  /* which reaps it */
+	assert_true(tu_gone(helper));
+	/* Nothing removed it: the helper died at once. */
+	assert_true(tu_exists(trash));
+	assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
+	assert_true(tu_path_gone(trash));
+	/* And the living helper's trash is still its own. */
+	live = tu_join(base, theirs);
+	assert_true(tu_exists(live));
+	confine_close(next);
+	free(live);
+	free(trash);
+	free(name);
+	free(theirs);
+}
+
 /* Something of it may still write there: kept, and said so. */
 static void
 it_is_kept_when_the_job_is_uncertain(void **state)
@@ -324,6 +360,7 @@ main(void)
 		cmocka_unit_test(a_job_has_a_tmp_of_its_own),
 		cmocka_unit_test(an_empty_tmp_goes_too),
 		cmocka_unit_test(empty_tmps_go_through_the_trash),
+		cmocka_unit_test(a_killed_helpers_trash_goes_with_the_next),
 		cmocka_unit_test(it_is_kept_when_the_job_is_uncertain),
 		cmocka_unit_test(what_the_job_names_beneath_tmp_stays_in_sight),
 		cmocka_unit_test(no_tmp_means_the_hosts_read_only_tmp),

@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "helper/trash.h"
+#include "tests/testutil.h"
 
-static char base[] = "/tmp/confine-trash-test.XXXXXX";
+static char base[256];  /* each case's own, made by setup */
 
 static char *
 at(const char *rel)
 {
-	static char buf[4][512];
+	static char buf[4][768];
 	static int k;
 	char *p = buf[k++ % 4];
 
@@ -60,22 +61,24 @@ static char *
 trash_name(void)
 {
 	static char name[64];
-	char cmd[600];
-	FILE *f;
+	char *found;
 
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ls -d confine-trash.*", base);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(name, sizeof(name), f));
-	name[strcspn(name, "\n")] = '\0';
-	pclose(f);
+	assert_int_equal(tu_count_named(base, "confine-trash."), 1);
+	found = tu_find_named(base, "confine-trash.", NULL);
+	assert_non_null(found);
+	snprintf(name, sizeof(name), "%s", found);
+	free(found);
 	return name;
 }
 
 static int
 setup(void **state)
 {
+	const char *tmp = getenv("TEST_TMPDIR");
+
 	(void)state;
+	snprintf(base, sizeof(base), "%s/trash-test.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
 	return mkdtemp(base) != NULL ? 0 : -1;
 }
 
@@ -186,14 +189,120 @@ what_came_later_stays(void **state)
 	assert_true(there(rel));
 }
 
+/*
+ * A helper killed leaves its trash unlocked: the next helper's trash
+ * takes in what it holds (each entry renamed), removes it, and then the
+ * entries as its own: empty directories go, what is in them stays.
+ */
+static void
+a_dead_helpers_trash_is_taken_in(void **state)
+{
+	struct trash *t;
+	char name[64], rel[160];
+
+	(void)state;
+	mk("confine-trash.dead01");
+	mk("confine-trash.dead01/tA");
+	mk("confine-trash.dead01/tA/a");
+	mk("confine-trash.dead01/tB");
+	touch("confine-trash.dead01/tB/file");
+	t = trash_open(base);
+	assert_non_null(t);
+	assert_false(there("confine-trash.dead01"));
+	snprintf(name, sizeof(name), "%s", trash_name());
+	snprintf(rel, sizeof(rel), "%s/tA/a", name);
+	assert_true(there(rel));
+	assert_int_equal(trash_tidy(t, 0), 2);
+	assert_int_equal(trash_tidy(t, 2), 0);
+	assert_false(there(rel));
+	snprintf(rel, sizeof(rel), "%s/tB/file", name);
+	assert_true(there(rel));
+	trash_close(t);
+	assert_true(there(rel));
+}
+
+/*
+ * A live helper's trash is locked: a second one beside it takes nothing
+ * of it, and the first still removes its own.
+ */
+static void
+a_live_helpers_trash_is_left(void **state)
+{
+	struct trash *t1, *t2;
+	char *name1, *name2, rel[160];
+
+	(void)state;
+	t1 = trash_open(base);
+	assert_non_null(t1);
+	name1 = tu_find_named(base, "confine-trash.", NULL);
+	assert_non_null(name1);
+	mk("busy");
+	mk("busy/a");
+	assert_int_equal(trash_put(t1, at("busy"), NULL, 0), -ENOTEMPTY);
+	assert_int_equal(rmdir(at("busy/a")), 0);
+	assert_int_equal(trash_put(t1, at("busy"), NULL, 0), 0);
+	t2 = trash_open(base);
+	assert_non_null(t2);
+	assert_int_equal(tu_count_named(base, "confine-trash."), 2);
+	name2 = tu_find_named(base, "confine-trash.", name1);
+	assert_non_null(name2);
+	snprintf(rel, sizeof(rel), "%s/busy", name1);
+	assert_true(there(rel));
+	assert_int_equal(trash_tidy(t2, 8), 0);
+	trash_close(t2);
+	assert_true(there(rel));
+	assert_false(there(name2));
+	assert_int_equal(trash_tidy(t1, 8), 0);
+	assert_false(there(rel));
+	trash_close(t1);
+	assert_false(there(name1));
+	free(name1);
+	free(name2);
+}
+
+/*
+ * Unlocked, but another user's, or a link to a directory: not taken in,
+ * and nothing in it or behind it touched.
+ */
+static void
+another_users_trash_and_a_link_are_left(void **state)
+{
+	struct trash *t;
+
+	(void)state;
+	mk("confine-trash.other");
+	mk("confine-trash.other/e");
+	/* Root here: the suite runs as root, and this case needs it. */
+	assert_int_equal(chown(at("confine-trash.other"), 65534, 65534), 0);
+	mk("target");
+	mk("target/e");
+	assert_int_equal(symlink(at("target"), at("confine-trash.link")), 0);
+	t = trash_open(base);
+	assert_non_null(t);
+	assert_int_equal(trash_tidy(t, 0), 0);
+	assert_true(there("confine-trash.other/e"));
+	assert_true(there("confine-trash.link") && there("target/e"));
+	trash_close(t);
+	assert_true(there("confine-trash.other/e") && there("target/e"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(empty_and_made_tmps_go_in_and_are_removed),
-		cmocka_unit_test(anything_else_keeps_it_out),
-		cmocka_unit_test(what_came_later_stays),
+		cmocka_unit_test_setup_teardown(
+		    empty_and_made_tmps_go_in_and_are_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(anything_else_keeps_it_out,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(what_came_later_stays, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(a_dead_helpers_trash_is_taken_in,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(a_live_helpers_trash_is_left,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    another_users_trash_and_a_link_are_left, setup, teardown),
 	};
 
-	return cmocka_run_group_tests_name("trash", tests, setup, teardown);
+	return cmocka_run_group_tests_name("trash", tests, NULL, NULL);
 }
