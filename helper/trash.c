@@ -280,8 +280,9 @@ trash_close(struct trash *t)
 	if (t == NULL)
 		return;
 	(void)trash_tidy(t, SIZE_MAX);
-	close(t->dir);
+	/* Removed while still locked: no other helper takes it meanwhile. */
 	(void)rmdir(t->path);
+	close(t->dir);
 	free(t->name);
 	free(t->path);
 	free(t);
