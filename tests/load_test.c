@@ -213,9 +213,9 @@ ten_thousand_jobs_from_sixty_four_threads(void **state)
 	/*
 	 * No zombie and no shepherd: the helper has no child left but the
 	 * ones it had idle. A result goes out before its shepherd has exited,
-	 * so give the last few a moment to be reaped.
+	 * so give the last few a moment to be reaped (up to 30 s, as above).
 	 */
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 3000; i++) {
 		children = tu_slurp(path, NULL);
 		assert_non_null(children);
 		if (strcmp(children, idle_children) == 0)

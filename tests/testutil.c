@@ -609,7 +609,8 @@ gone(pid_t pid, bool reap)
 		fprintf(stderr, "tu_gone: no pid (%ld)\n", (long)pid);
 		return false;
 	}
-	for (i = 0; i < 200; i++) {
+	/* Ten seconds: a loaded machine (CI's, 24 runnable) is slow to reap. */
+	for (i = 0; i < 1000; i++) {
 		if (reap && waitpid(pid, NULL, WNOHANG) == pid)
 			return true;
 		if (kill(pid, 0) != 0 && errno == ESRCH)

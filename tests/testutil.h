@@ -116,7 +116,7 @@ char *tu_find_named(const char *dir, const char *prefix, const char *skip);
 void tu_copy_exec(const char *from, const char *to);
 /* A loopback TCP port that refuses connections: bound, never listening. */
 int tu_closed_port(int *fd);
-/* True once kill(pid, 0) says ESRCH, polled for up to two seconds. */
+/* True once kill(pid, 0) says ESRCH, polled for up to ten seconds. */
 bool tu_gone(pid_t pid);
 /*
  * The same, for pid that may come back to us, its subreaper, as a job's
