@@ -391,23 +391,40 @@ proc_state(pid_t pid)
 	return p != NULL && p[1] == ' ' && p[2] != '\0' ? p[2] : '?';
 }
 
+/*
+ * What a floor-burst sleeper's child failed at before its exec, and
+ * errno then: written by the vforked child, read once it has exited.
+ */
+static volatile int sleeper_errno;
+static const char *volatile sleeper_step;
+
 /* One floor-burst sleeper, in group pgid (0: its own); its pid or -1. */
 static pid_t
 floor_sleeper(pid_t pgid)
 {
 	static const char *const argv[] = { "sleep", "3600", NULL };
-	pid_t pid = vfork();
+	pid_t pid;
 	int rc;
 
-	if (pid == 0) {
-		if (setpgid(0, pgid) != 0)
-			_exit(125);
-		if ((rc = floor_apply(true, true)) == 0)
+	sleeper_step = NULL;
+	if ((pid = vfork()) == 0) {
+		if (setpgid(0, pgid) != 0) {
+			sleeper_step = "setpgid";
+		} else if ((rc = floor_apply(true, true)) != 0) {
+			sleeper_step = rc == 126 ? "the view or the capabilities" :
+			    "Landlock or seccomp";
+		} else {
 			execve("/bin/sleep", (char *const *)(uintptr_t)argv, no_env);
-		_exit(rc != 0 ? rc : 127);
+			sleeper_step = "execve";
+		}
+		sleeper_errno = errno;
+		_exit(127);
 	}
 	if (pid < 0)
 		fprintf(stderr, "bench: floor-burst: vfork: %s\n", strerror(errno));
+	else if (sleeper_step != NULL)
+		fprintf(stderr, "bench: floor-burst: sleeper %ld failed at %s: "
+		    "%s\n", (long)pid, sleeper_step, strerror(sleeper_errno));
 	return pid;
 }
 
@@ -471,8 +488,7 @@ run_floor_burst(int n, struct samples *out)
 		}
 		if (si.si_code != CLD_KILLED || si.si_status != SIGKILL) {
 			fprintf(stderr, "bench: floor-burst: sleeper %ld %s %d, "
-			    "not killed by SIGKILL (exit 125: setpgid, 126: the "
-			    "view, 127: the confinement or the exec)\n",
+			    "not killed by SIGKILL\n",
 			    (long)si.si_pid, si.si_code == CLD_EXITED ?
 			    "exited" : "died of signal", si.si_status);
 			rc = -1;
