@@ -242,6 +242,16 @@ floor_burst(int n)
 	struct summary a;
 	int rc = run_floor_burst(n, &s);
 
+	/*
+	 * Once more after a failure, said above and here: it is a floor to
+	 * measure, failed once in CI at a load average of 24 without saying
+	 * why. A second failure fails the section.
+	 */
+	if (rc != 0) {
+		fprintf(stderr, "bench: floor-burst: trying once more\n");
+		stats_free(&s);
+		rc = run_floor_burst(n, &s);
+	}
 	if (rc == 0) {
 		stats_summary(&s, &a);
 		stats_row("deadline", "floor-burst", "burst", 0, 1, n, &a, "us");
