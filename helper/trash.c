@@ -91,6 +91,11 @@ rmdirs(int parent, const char *name, int depth)
 
 	if (depth >= DEPTH)
 		return -ELOOP;
+	/* Most are empty already: one rmdir, no reading. */
+	if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		return -errno;
 	if ((fd = open_dir(parent, name)) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if ((d = fdopendir(fd)) == NULL) {
