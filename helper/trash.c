@@ -150,8 +150,13 @@ adopt(struct trash *t, int base, const char *name)
 
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_nlink == 0 ||
-	    flock(fd, LOCK_EX | LOCK_NB) != 0 || (d = fdopendir(fd)) == NULL) {
+	/*
+	 * Another user's is not even locked; ours must still be there once
+	 * locked: the helper that last held it may have just removed it.
+	 */
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+	    flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &st) != 0 ||
+	    st.st_nlink == 0 || (d = fdopendir(fd)) == NULL) {
 		close(fd);
 		return;
 	}
