@@ -400,6 +400,13 @@ hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 			k++;
 		assert_true(k < nkids);
 	}
+	/*
+	 * At once: the helper stopped first, so that it cannot see the host
+	 * die and end the jobs itself (and be gone, reaped by init, before
+	 * its own kill) in between.
+	 */
+	if (helper_too)
+		assert_int_equal(kill(pids[0], SIGSTOP), 0);
 	assert_int_equal(kill(host, SIGKILL), 0);
 	if (helper_too)
 		assert_int_equal(kill(pids[0], SIGKILL), 0);
