@@ -223,6 +223,8 @@ long proc_rollup_kib(pid_t pid, const char *field);   /* Pss, Private_Dirty */
 int proc_cpu_us(pid_t pid, int64_t out[4]);
 /* The main thread's time on CPU, nanoseconds, from schedstat. */
 int64_t proc_oncpu_ns(pid_t pid);
+/* Its state letter in /proc/PID/stat (S: asleep in a call), 0 if gone. */
+char proc_state(pid_t pid);
 /* Open descriptors of pid. */
 long proc_fd_count(pid_t pid);
 /* CPU time every CPU spent busy, any process or kernel thread. */

@@ -91,6 +91,19 @@ proc_cpu_us(pid_t pid, int64_t out[4])
 	return 0;
 }
 
+char
+proc_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (slurp(path, buf, sizeof(buf)) < 0)
+		return 0;
+	/* After the command, which may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] != '\0' ? p[2] : '?';
+}
+
 int64_t
 proc_oncpu_ns(pid_t pid)
 {

@@ -373,24 +373,6 @@ run_floor_vfork(bool confined, bool view)
 	    "floor-vfork");
 }
 
-/* pid's state letter from /proc (S: asleep in a system call), or 0 if gone. */
-static char
-proc_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p != NULL && p[1] == ' ' && p[2] != '\0' ? p[2] : '?';
-}
-
 /*
  * What a floor-burst sleeper's child failed at before its exec, and
  * errno then: written by the vforked child, read once it has exited.
