@@ -126,6 +126,25 @@ an_empty_tmp_goes_too(void **state)
 }
 
 /*
+ * A helper of the case's own beside the suite's: *theirs names the
+ * suite's trash, made at its start; returns the path of the new one's.
+ */
+static char *
+own_helper(struct confine **own, char **theirs)
+{
+	char *name, *trash;
+
+	*theirs = tu_find_named(base, "confine-trash.", NULL);
+	assert_non_null(*theirs);
+	assert_int_equal(hu_open(own, CONFINE_MODE_EXEC, NULL), 0);
+	name = tu_find_named(base, "confine-trash.", *theirs);
+	assert_non_null(name);
+	trash = tu_join(base, name);
+	free(name);
+	return trash;
+}
+
+/*
  * A settled job's empty tmp (here with the view's directory for a
  * scratch root beneath /tmp in it) goes into the helper's trash in one
  * rename: gone when the result arrives. The trash is emptied when the
@@ -134,19 +153,15 @@ an_empty_tmp_goes_too(void **state)
 static void
 empty_tmps_go_through_the_trash(void **state)
 {
-	char dir[] = "/tmp/confine-trashtest.XXXXXX", *trash, *name;
+	char dir[] = "/tmp/confine-trashtest.XXXXXX", *trash;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	struct confine *own;
 	struct hu_job j;
 	char *tmp, *theirs;
 	int i;
 
-	/* The other helper's, made at its start; ours is the other one. */
-	theirs = tu_find_named(base, "confine-trash.", NULL);
-	assert_non_null(theirs);
-
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(hu_open(&own, CONFINE_MODE_EXEC, NULL), 0);
+	trash = own_helper(&own, &theirs);
 	sh_job(&j, dir, "true");
 	assert_int_equal(hu_spawn(own, &j), 0);
 	tmp = strdup(confine_job_tmp(j.job));
@@ -155,9 +170,6 @@ empty_tmps_go_through_the_trash(void **state)
 	assert_int_equal(j.r.tmp_kept, 0);
 	assert_false(tu_exists(tmp));
 	hu_free(&j);
-	name = tu_find_named(base, "confine-trash.", theirs);
-	assert_non_null(name);
-	trash = tu_join(base, name);
 	for (i = 0; i < 1000 && tu_count_entries(trash) > 0; i++)
 		nanosleep(&ts, NULL);
 	assert_int_equal(tu_count_entries(trash), 0);
@@ -165,7 +177,6 @@ empty_tmps_go_through_the_trash(void **state)
 	assert_true(tu_path_gone(trash));
 	assert_int_equal(rmdir(dir), 0);
 	free(trash);
-	free(name);
 	free(theirs);
 	free(tmp);
 }
@@ -178,15 +189,10 @@ static void
 a_killed_helpers_trash_goes_with_the_next(void **state)
 {
 	struct confine *own, *next;
-	char *theirs, *name, *trash, *live;
+	char *theirs, *trash, *live;
 	pid_t helper;
 
-	theirs = tu_find_named(base, "confine-trash.", NULL);
-	assert_non_null(theirs);
-	assert_int_equal(hu_open(&own, CONFINE_MODE_EXEC, NULL), 0);
-	name = tu_find_named(base, "confine-trash.", theirs);
-	assert_non_null(name);
-	trash = tu_join(base, name);
+	trash = own_helper(&own, &theirs);
 	helper = confine_helper_pid(own);
 	assert_true(helper > 0);
 	assert_int_equal(kill(helper, SIGKILL), 0);
@@ -202,7 +208,6 @@ a_killed_helpers_trash_goes_with_the_next(void **state)
 	confine_close(next);
 	free(live);
 	free(trash);
-	free(name);
 	free(theirs);
 }
 
