@@ -503,6 +503,8 @@ on_hello(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 {
 	struct wire_hello hi;
 
+	(void)s;
+	(void)fds;
 	if (wire_get_hello(p, hd->len, &hi, 0) != 0) {
 		conn_fatal(c, 0, EBADMSG, "malformed hello");
 		return;
@@ -523,6 +525,8 @@ on_cancel(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 {
 	struct hjob *h;
 
+	(void)p;
+	(void)fds;
 	/* Unknown ids are jobs already settled: nothing to do. */
 	if ((h = id_job(c, hd->id)) != NULL) {
 		job_cancel(&h->j, clock_ns());
@@ -536,6 +540,10 @@ on_shutdown(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 {
 	struct hjob *h;
 
+	(void)s;
+	(void)hd;
+	(void)p;
+	(void)fds;
 	c->shutdown = true;
 	TAILQ_FOREACH(h, &c->jobs, mine)
 		job_cancel(&h->j, clock_ns());
