@@ -225,6 +225,8 @@ cmd_env(int argc, char **argv)
 {
 	int n = 0;
 
+	(void)argc;
+	(void)argv;
 	for (; environ[n] != NULL; n++)
 		printf("%s\n", environ[n]);
 	return n > 100 ? 100 : n;
@@ -238,6 +240,8 @@ cmd_fds(int argc, char **argv)
 	struct dirent *e;
 	int n = 0, fd, self;
 
+	(void)argc;
+	(void)argv;
 	if (d == NULL)
 		return errno_exit(FD_DIR);
 	self = dirfd(d);
@@ -266,6 +270,8 @@ cmd_sigstate(int argc, char **argv)
 	sigset_t mask;
 	int sig, bad = 0;
 
+	(void)argc;
+	(void)argv;
 	sigprocmask(SIG_SETMASK, NULL, &mask);
 	for (sig = 1; sig < NSIG; sig++) {
 		if (sigismember(&mask, sig) == 1) {
@@ -303,6 +309,8 @@ cmd_cwd(int argc, char **argv)
 {
 	char buf[4096];
 
+	(void)argc;
+	(void)argv;
 	if (getcwd(buf, sizeof(buf)) == NULL)
 		return errno_exit("getcwd");
 	printf("%s\n", buf);
@@ -400,6 +408,8 @@ cmd_cat(int argc, char **argv)
 	char buf[512];
 	ssize_t n;
 
+	(void)argc;
+	(void)argv;
 	while ((n = read(0, buf, sizeof(buf))) > 0)
 		if (write(1, buf, (size_t)n) != n)
 			return errno_exit("write");
@@ -477,6 +487,8 @@ cmd_spin(int argc, char **argv)
 {
 	volatile unsigned long n = 0;
 
+	(void)argc;
+	(void)argv;
 	for (;;)
 		n++;
 	return 0;
@@ -740,6 +752,8 @@ cmd_socketpair(int argc, char **argv)
 {
 	int sv[2];
 
+	(void)argc;
+	(void)argv;
 	return result(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
 	    "socketpair");
 }
@@ -793,6 +807,8 @@ cmd_socket32(int argc, char **argv)
 	struct sigaction sa;
 	long r;
 
+	(void)argc;
+	(void)argv;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = no_ia32_entry;
 	if (sigaction(SIGSEGV, &sa, NULL) != 0)
@@ -805,6 +821,8 @@ cmd_socket32(int argc, char **argv)
 	}
 	return 0;
 #else
+	(void)argc;
+	(void)argv;
 	return 125;
 #endif
 }
@@ -848,6 +866,8 @@ cmd_tiocsti(int argc, char **argv)
 {
 	char c = '\n';
 
+	(void)argc;
+	(void)argv;
 	return result(ioctl(0, TIOCSTI, &c), "TIOCSTI");
 }
 
@@ -855,6 +875,8 @@ cmd_tiocsti(int argc, char **argv)
 static int
 cmd_stop(int argc, char **argv)
 {
+	(void)argc;
+	(void)argv;
 	raise(SIGSTOP);
 	return 0;
 }

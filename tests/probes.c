@@ -159,6 +159,7 @@ h_hostname(const char *a)
 {
 	char name[256];
 
+	(void)a;
 	if (gethostname(name, sizeof(name)) != 0)
 		return -1;
 	return sethostname(name, strlen(name));
@@ -169,6 +170,7 @@ h_domainname(const char *a)
 {
 	char name[256];
 
+	(void)a;
 	if (getdomainname(name, sizeof(name)) != 0)
 		return -1;
 	return setdomainname(name, strlen(name));
@@ -179,6 +181,7 @@ h_settimeofday(const char *a)
 {
 	struct timeval tv;
 
+	(void)a;
 	gettimeofday(&tv, NULL);
 	return settimeofday(&tv, NULL);
 }
@@ -188,6 +191,7 @@ h_clock_settime(const char *a)
 {
 	struct timespec ts;
 
+	(void)a;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return clock_settime(CLOCK_REALTIME, &ts);
 }
@@ -198,6 +202,7 @@ h_adjtimex(const char *a)
 {
 	struct timex tx;
 
+	(void)a;
 	memset(&tx, 0, sizeof(tx));
 	return adjtimex(&tx);
 }
@@ -207,30 +212,31 @@ h_clock_adjtime(const char *a)
 {
 	struct timex tx;
 
+	(void)a;
 	memset(&tx, 0, sizeof(tx));
 	return syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx);
 }
 
 /* Wrong magic: EINVAL, once the capability was checked. */
-static long h_reboot(const char *a) { return syscall(SYS_reboot, 0, 0, 0, NULL); }
-static long h_swapon(const char *a) { return swapon("/nonexistent-confine", 0); }
-static long h_swapoff(const char *a) { return swapoff("/nonexistent-confine"); }
-static long h_init_module(const char *a) { return syscall(SYS_init_module, NULL, 0, ""); }
-static long h_finit_module(const char *a) { return syscall(SYS_finit_module, -1, "", 0); }
-static long h_delete_module(const char *a) { return syscall(SYS_delete_module, "confine_none", O_NONBLOCK); }
-static long h_acct(const char *a) { return acct(NULL); }
+static long h_reboot(const char *a) { (void)a; return syscall(SYS_reboot, 0, 0, 0, NULL); }
+static long h_swapon(const char *a) { (void)a; return swapon("/nonexistent-confine", 0); }
+static long h_swapoff(const char *a) { (void)a; return swapoff("/nonexistent-confine"); }
+static long h_init_module(const char *a) { (void)a; return syscall(SYS_init_module, NULL, 0, ""); }
+static long h_finit_module(const char *a) { (void)a; return syscall(SYS_finit_module, -1, "", 0); }
+static long h_delete_module(const char *a) { (void)a; return syscall(SYS_delete_module, "confine_none", O_NONBLOCK); }
+static long h_acct(const char *a) { (void)a; return acct(NULL); }
 /* QCMD(Q_SYNC, USRQUOTA), without the macro's signed overflow. */
-static long h_quotactl(const char *a) { return quotactl((int)((unsigned)Q_SYNC << 8 | USRQUOTA), NULL, 0, NULL); }
-static long h_mount(const char *a) { return mount("/nonexistent-a", "/nonexistent-b", NULL, MS_BIND, NULL); }
-static long h_umount(const char *a) { return umount2("/nonexistent-confine", 0); }
-static long h_pivot_root(const char *a) { return syscall(SYS_pivot_root, "/nonexistent-a", "/nonexistent-b"); }
-static long h_fsopen(const char *a) { return syscall(SYS_fsopen, "confine-none", 0); }
-static long h_open_tree(const char *a) { return syscall(SYS_open_tree, AT_FDCWD, "/nonexistent-confine", 0); }
-static long h_open_by_handle(const char *a) { return syscall(SYS_open_by_handle_at, -1, NULL, 0); }
-static long h_iopl(const char *a) { return syscall(SYS_iopl, 0); }
-static long h_ioperm(const char *a) { return ioperm(0, 1, 0); }
-static long h_chroot(const char *a) { return chroot("/"); }
-static long h_syslog(const char *a) { return klogctl(10, NULL, 0); }
+static long h_quotactl(const char *a) { (void)a; return quotactl((int)((unsigned)Q_SYNC << 8 | USRQUOTA), NULL, 0, NULL); }
+static long h_mount(const char *a) { (void)a; return mount("/nonexistent-a", "/nonexistent-b", NULL, MS_BIND, NULL); }
+static long h_umount(const char *a) { (void)a; return umount2("/nonexistent-confine", 0); }
+static long h_pivot_root(const char *a) { (void)a; return syscall(SYS_pivot_root, "/nonexistent-a", "/nonexistent-b"); }
+static long h_fsopen(const char *a) { (void)a; return syscall(SYS_fsopen, "confine-none", 0); }
+static long h_open_tree(const char *a) { (void)a; return syscall(SYS_open_tree, AT_FDCWD, "/nonexistent-confine", 0); }
+static long h_open_by_handle(const char *a) { (void)a; return syscall(SYS_open_by_handle_at, -1, NULL, 0); }
+static long h_iopl(const char *a) { (void)a; return syscall(SYS_iopl, 0); }
+static long h_ioperm(const char *a) { (void)a; return ioperm(0, 1, 0); }
+static long h_chroot(const char *a) { (void)a; return chroot("/"); }
+static long h_syslog(const char *a) { (void)a; return klogctl(10, NULL, 0); }
 
 /* handle_bytes 0: EOVERFLOW, with the size it would need. */
 static long
@@ -239,6 +245,7 @@ h_name_to_handle(const char *a)
 	struct file_handle fh = { .handle_bytes = 0 };
 	int mnt;
 
+	(void)a;
 	return name_to_handle_at(AT_FDCWD, "/", &fh, &mnt, 0);
 }
 
@@ -268,18 +275,18 @@ probe_host(int argc, char **argv)
 
 /* ---- surface OP: kernel interfaces a job has no use for ---- */
 
-static long s_add_key(const char *a) { return syscall(SYS_add_key, "user", "confine-probe", "x", 1, KEY_SPEC_PROCESS_KEYRING); }
+static long s_add_key(const char *a) { (void)a; return syscall(SYS_add_key, "user", "confine-probe", "x", 1, KEY_SPEC_PROCESS_KEYRING); }
 /* No type: EFAULT, as ENOKEY (126) would not fit an exit status. */
-static long s_request_key(const char *a) { return syscall(SYS_request_key, NULL, "confine-none", NULL, 0); }
-static long s_keyctl(const char *a) { return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_PROCESS_KEYRING, 1); }
+static long s_request_key(const char *a) { (void)a; return syscall(SYS_request_key, NULL, "confine-none", NULL, 0); }
+static long s_keyctl(const char *a) { (void)a; return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_PROCESS_KEYRING, 1); }
 /* An unknown command: EINVAL once past the capability check. */
-static long s_bpf(const char *a) { return syscall(SYS_bpf, 1000, NULL, 0); }
-static long s_unshare(const char *a) { return unshare(CLONE_NEWUTS); }
-static long s_setns(const char *a) { return setns(-1, 0); }
-static long s_persona(const char *a) { return personality(ADDR_NO_RANDOMIZE); }
-static long s_persona_query(const char *a) { return personality(0xffffffff); }
-static long s_persona_linux(const char *a) { return personality(PER_LINUX); }
-static long s_userfaultfd(const char *a) { return syscall(SYS_userfaultfd, O_CLOEXEC); }
+static long s_bpf(const char *a) { (void)a; return syscall(SYS_bpf, 1000, NULL, 0); }
+static long s_unshare(const char *a) { (void)a; return unshare(CLONE_NEWUTS); }
+static long s_setns(const char *a) { (void)a; return setns(-1, 0); }
+static long s_persona(const char *a) { (void)a; return personality(ADDR_NO_RANDOMIZE); }
+static long s_persona_query(const char *a) { (void)a; return personality(0xffffffff); }
+static long s_persona_linux(const char *a) { (void)a; return personality(PER_LINUX); }
+static long s_userfaultfd(const char *a) { (void)a; return syscall(SYS_userfaultfd, O_CLOEXEC); }
 
 static long
 s_perf(const char *a)
@@ -289,6 +296,7 @@ s_perf(const char *a)
 	uint64_t config = 9 /* PERF_COUNT_SW_DUMMY */;
 	uint64_t flags = 0x60; /* exclude_kernel, exclude_hv: allowed to users */
 
+	(void)a;
 	memset(attr, 0, sizeof(attr));
 	memcpy(attr, &type, 4);
 	memcpy(attr + 4, &size, 4);
@@ -299,7 +307,7 @@ s_perf(const char *a)
 
 /* Into and out of this process's own memory. */
 static long
-s_vm(const char *a, int write)
+s_vm(int write)
 {
 	char here[8] = "here", there[8] = "there";
 	struct iovec l = { here, sizeof(here) }, r = { there, sizeof(there) };
@@ -308,8 +316,8 @@ s_vm(const char *a, int write)
 	    process_vm_readv(getpid(), &l, 1, &r, 1, 0);
 }
 
-static long s_vm_write(const char *a) { return s_vm(a, 1); }
-static long s_vm_read(const char *a) { return s_vm(a, 0); }
+static long s_vm_write(const char *a) { (void)a; return s_vm(1); }
+static long s_vm_read(const char *a) { (void)a; return s_vm(0); }
 
 static long
 waited(long pid)
@@ -323,14 +331,15 @@ waited(long pid)
 	return waitpid((pid_t)pid, &status, 0) < 0 ? -1 : 0;
 }
 
-static long s_clone_newuser(const char *a) { return waited(syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0)); }
-static long s_fork(const char *a) { return waited(fork()); }
+static long s_clone_newuser(const char *a) { (void)a; return waited(syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0)); }
+static long s_fork(const char *a) { (void)a; return waited(fork()); }
 
 static long
 s_clone3(const char *a)
 {
 	uint64_t args[11];
 
+	(void)a;
 	memset(args, 0, sizeof(args));
 	args[4] = SIGCHLD;  /* exit_signal */
 	return waited(syscall(SYS_clone3, args, sizeof(args)));
@@ -341,6 +350,7 @@ s_modify_ldt(const char *a)
 {
 	char buf[16];
 
+	(void)a;
 	return syscall(SYS_modify_ldt, 0, buf, sizeof(buf));
 }
 
@@ -373,6 +383,7 @@ c_prlimit(const char *a)
 {
 	struct rlimit rl;
 
+	(void)a;
 	if (prlimit(target, RLIMIT_NOFILE, NULL, &rl) != 0)
 		return -1;
 	rl.rlim_cur = 64;
@@ -384,6 +395,7 @@ c_setpriority(const char *a)
 {
 	int prio;
 
+	(void)a;
 	errno = 0;
 	prio = getpriority(PRIO_PROCESS, (id_t)target);
 	if (prio == -1 && errno != 0)
@@ -416,6 +428,7 @@ c_affinity(const char *a)
 {
 	cpu_set_t set;
 
+	(void)a;
 	if (sched_getaffinity(target, sizeof(set), &set) != 0)
 		return -1;
 	return sched_setaffinity(target, sizeof(set), &set);
@@ -427,6 +440,7 @@ c_scheduler(const char *a)
 	struct sched_param sp;
 	int policy = sched_getscheduler(target);
 
+	(void)a;
 	if (policy < 0 || sched_getparam(target, &sp) != 0)
 		return -1;
 	return sched_setscheduler(target, policy, &sp);
@@ -437,6 +451,7 @@ c_setparam(const char *a)
 {
 	struct sched_param sp;
 
+	(void)a;
 	if (sched_getparam(target, &sp) != 0)
 		return -1;
 	return sched_setparam(target, &sp);
@@ -447,6 +462,7 @@ c_setattr(const char *a)
 {
 	struct sched_attr sa;
 
+	(void)a;
 	memset(&sa, 0, sizeof(sa));
 	if (syscall(SYS_sched_getattr, target, &sa, sizeof(sa), 0) != 0)
 		return -1;
@@ -458,6 +474,7 @@ c_ioprio(const char *a)
 {
 	long prio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, target);
 
+	(void)a;
 	if (prio < 0)
 		return -1;
 	return syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, target, prio);
@@ -469,12 +486,13 @@ c_migrate(const char *a)
 {
 	unsigned long nodes = 1;
 
+	(void)a;
 	return syscall(SYS_migrate_pages, target, 8 * sizeof(nodes), &nodes,
 	    &nodes);
 }
 
-static long c_move_pages(const char *a) { return syscall(SYS_move_pages, target, 0, NULL, NULL, NULL, 0); }
-static long c_kcmp(const char *a) { return syscall(SYS_kcmp, getpid(), target, KCMP_VM, 0, 0); }
+static long c_move_pages(const char *a) { (void)a; return syscall(SYS_move_pages, target, 0, NULL, NULL, NULL, 0); }
+static long c_kcmp(const char *a) { (void)a; return syscall(SYS_kcmp, getpid(), target, KCMP_VM, 0, 0); }
 
 static long
 c_madvise(const char *a)
@@ -483,6 +501,7 @@ c_madvise(const char *a)
 	int fd = (int)syscall(SYS_pidfd_open, target, 0);
 	long rc;
 
+	(void)a;
 	if (fd < 0)
 		return -1;
 	rc = syscall(SYS_process_madvise, fd, &iov, 1, MADV_COLD, 0);
@@ -540,6 +559,8 @@ probe_caps(int argc, char **argv)
 	FILE *f = fopen("/proc/self/status", "r");
 	int n = 0;
 
+	(void)argc;
+	(void)argv;
 	if (f == NULL)
 		return errno_of(-1, "/proc/self/status");
 	while (fgets(line, sizeof(line), f) != NULL)
@@ -559,6 +580,8 @@ probe_creds(int argc, char **argv)
 	gid_t groups[64];
 	int n = getgroups(64, groups), i;
 
+	(void)argc;
+	(void)argv;
 	if (n < 0)
 		return errno_of(-1, "getgroups");
 	printf("%ld %ld %ld %ld %d", (long)getuid(), (long)geteuid(),
@@ -593,9 +616,9 @@ k_pair(int type)
 	return socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv);
 }
 
-static long k_dgram(const char *a) { return k_pair(SOCK_DGRAM); }
-static long k_seqpacket(const char *a) { return k_pair(SOCK_SEQPACKET); }
-static long k_stream(const char *a) { return k_pair(SOCK_STREAM); }
+static long k_dgram(const char *a) { (void)a; return k_pair(SOCK_DGRAM); }
+static long k_seqpacket(const char *a) { (void)a; return k_pair(SOCK_SEQPACKET); }
+static long k_stream(const char *a) { (void)a; return k_pair(SOCK_STREAM); }
 
 /* A datagram pair of its own, then one datagram to a socket by name. */
 static long
@@ -621,6 +644,7 @@ k_pass(const char *a)
 	struct cmsghdr *c;
 	int sv[2], fd = 1;
 
+	(void)a;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -1;
 	memset(cbuf, 0, sizeof(cbuf));
