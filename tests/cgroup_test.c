@@ -86,6 +86,7 @@ job_runs_in_its_own_cgroup(void **state)
 static void
 cgroups_are_available_here(void **state)
 {
+	(void)state;
 	assert_true(jr_env.cg.v2 >= 0);
 	assert_true(jr_env.cg.v2_kill);
 	/* So jobs here take no shepherd, the contract below included. */
@@ -267,6 +268,7 @@ process_bound_without_cgroups_is_rlimit_nproc_for_a_user(void **state)
 	uid_t user = tu_unused_uid();
 	pid_t pid;
 
+	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chmod(dir, 0755), 0);
 	fixture = tu_join(dir, "fixture");
@@ -317,6 +319,7 @@ cgroups_of_a_dead_helper_are_removed(void **state)
 	pid_t dead = fork(), pid;
 	int status;
 
+	(void)state;
 	assert_true(dead >= 0);
 	if (dead == 0)
 		_exit(0);
@@ -405,6 +408,7 @@ helpers_that_share_a_pid_keep_their_own_cgroups(void **state)
 	const char *why = NULL;
 	char path[96];
 
+	(void)state;
 	cgroup_env_init(&a);
 	cgroup_env_init(&b);
 	assert_true(a.v2 >= 0 && b.v2 >= 0);
@@ -511,12 +515,14 @@ dead_helpers_job_is_killed_by_the_next(bool v1_only)
 static void
 a_dead_helpers_running_job_is_killed_by_the_next(void **state)
 {
+	(void)state;
 	dead_helpers_job_is_killed_by_the_next(false);
 }
 
 static void
 a_dead_helpers_job_in_a_v1_cgroup_alone_is_killed_too(void **state)
 {
+	(void)state;
 	dead_helpers_job_is_killed_by_the_next(true);
 }
 
@@ -654,6 +660,7 @@ populated_is_read_strictly(void **state)
 	struct cgroup_job job;
 	size_t i;
 
+	(void)state;
 	memset(&job, 0, sizeof(job));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		jr_put(path, cases[i].text);

@@ -201,6 +201,7 @@ a_clients_job_runs_as_the_client(void **state)
 	struct hu_job j;
 	struct stat st;
 
+	(void)state;
 	job_init(&j, w.scratch_a, "creds", NULL);
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
@@ -269,6 +270,7 @@ what_the_client_may_not_write_is_refused(void **state)
 	char *inside_b = tu_join(w.home_b, "sub");
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		assert_refused(c, roots[i], 0, -EACCES, "may not write");
 		assert_refused(c, roots[i], CONFINE_FRESH_SCRATCH, -EACCES,
@@ -288,6 +290,7 @@ a_device_the_client_may_not_write_is_refused(void **state)
 	const char *devs[] = { w.node, NULL };
 	struct hu_job j;
 
+	(void)state;
 	job_init(&j, w.scratch_a, "write", w.node);
 	j.spec.devices = devs;
 	assert_int_equal(hu_spawn(c, &j), -EACCES);
@@ -304,6 +307,7 @@ a_tree_the_client_may_not_read_is_refused(void **state)
 	const char *trees[] = { w.root_only, NULL };
 	struct hu_job j;
 
+	(void)state;
 	job_init(&j, w.scratch_a, "exit", "0");
 	j.spec.readable = trees;
 	j.spec.flags |= CONFINE_READ_SYSTEM;
@@ -325,6 +329,7 @@ one_client_cannot_reach_another(void **state)
 {
 	struct confine *b = open_as(w.b, w.sock);
 
+	(void)state;
 	assert_refused(b, w.scratch_a, 0, -EACCES, "existing directory");
 	confine_close(b);
 }
@@ -336,6 +341,7 @@ a_cwd_the_client_may_not_enter_fails_the_cwd_step(void **state)
 	struct confine *c = open_as(w.a, w.sock);
 	struct hu_job j;
 
+	(void)state;
 	job_init(&j, w.scratch_a, "cwd", NULL);
 	j.spec.cwd = w.root_only;
 	assert_int_equal(hu_run(c, &j), 0);
@@ -356,6 +362,7 @@ a_fresh_root_is_the_clients(void **state)
 	struct stat st;
 	char *root;
 
+	(void)state;
 	job_init(&j, w.scratch_a, "write", "f");
 	j.spec.flags = CONFINE_FRESH_SCRATCH;
 	assert_int_equal(hu_spawn(c, &j), 0);
@@ -380,6 +387,7 @@ a_helper_that_is_not_root_serves_only_its_own_uid(void **state)
 	struct hu_job j;
 	pid_t h;
 
+	(void)state;
 	snprintf(ub, sizeof(ub), "%ld", (long)w.b);
 	assert_int_equal(chmod(w.base, 0777), 0);
 	h = listen_logged(sock, log, w.a, (const char *const[]){ "--mode",
@@ -418,6 +426,7 @@ the_helper_logs_whom_it_serves_and_what_it_refuses(void **state)
 	char line[160], *log;
 	struct hu_job j;
 
+	(void)state;
 	job_init(&j, w.root_only, "write", "f");
 	assert_int_equal(hu_spawn(c, &j), -EACCES);
 	hu_free(&j);

@@ -36,6 +36,7 @@ static char *scratch;
 static int
 setup(void **state)
 {
+	(void)state;
 	scratch = tu_mkdtemp("scratch");
 	return 0;
 }
@@ -43,6 +44,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
+	(void)state;
 	free(scratch);
 	return 0;
 }
@@ -67,6 +69,7 @@ helper_killed_with_a_hundred_jobs_in_flight(void **state)
 	struct confine *c;
 	int i, lost = 0;
 
+	(void)state;
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	helper = confine_helper_pid(c);
 	for (i = 0; i < HUNDRED; i++) {
@@ -94,6 +97,7 @@ helper_killed_with_a_hundred_jobs_in_flight(void **state)
 static void
 host_killed_with_a_hundred_jobs_in_flight(void **state)
 {
+	(void)state;
 	hu_kill_host("exec", scratch, HUNDRED, false);
 }
 
@@ -104,6 +108,7 @@ host_killed_with_a_hundred_jobs_in_flight(void **state)
 static void
 host_and_helper_killed_at_once_with_a_hundred_jobs(void **state)
 {
+	(void)state;
 	hu_kill_host("exec", scratch, HUNDRED, true);
 }
 
@@ -116,6 +121,7 @@ helper_out_of_descriptors_refuses_and_recovers(void **state)
 	struct confine *c;
 	int i, n, rc = 0;
 
+	(void)state;
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	assert_int_equal(prlimit(confine_helper_pid(c), RLIMIT_NOFILE, &rl,
 	    NULL), 0);
@@ -148,6 +154,7 @@ bounded_tree_under_a_deadline_is_cancelled_and_gone(void **state)
 	char *line, *save;
 	int n = 0, i;
 
+	(void)state;
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	hu_init(&j, scratch, "tree", "300", NULL);
 	/* Long enough for a tree to grow under a sanitizer on a slow host. */
@@ -172,6 +179,7 @@ stopped_job_under_a_deadline_is_cancelled(void **state)
 	struct confine *c;
 	struct hu_job j;
 
+	(void)state;
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	hu_init(&j, scratch, "stop", NULL);
 	j.spec.deadline_ms = 200;
@@ -215,6 +223,7 @@ client_that_never_reads_does_not_block_others(void **state)
 	ssize_t n;
 	int fd, sent = 0;
 
+	(void)state;
 	listener = hu_listen(sock, NULL);
 	fd = hu_raw_connect(sock);
 	assert_int_equal(wire_put_hello(&b, &hi, 0), 0);
@@ -291,6 +300,7 @@ stopped_helper_times_a_spawn_out(void **state)
 	struct confine *c;
 	pid_t helper, job;
 
+	(void)state;
 	helper = stop_under_a_spawn(&c, CONFINE_MODE_EXEC, NULL, &job);
 	assert_true(hu_gone(job));
 	completes(c);
@@ -312,6 +322,7 @@ stopped_shared_helper_times_a_spawn_out(void **state)
 	struct hu_job next;
 	pid_t listener, job;
 
+	(void)state;
 	listener = hu_listen(sock, NULL);
 	assert_int_equal(stop_under_a_spawn(&c, CONFINE_MODE_CONNECT, sock,
 	    &job), listener);

@@ -63,6 +63,7 @@ probe(enum confine_backend b, const char *const *args)
 static int
 setup(void **state)
 {
+	(void)state;
 	scratch = tu_mkdtemp("scratch");
 	if (hu_open(&c, CONFINE_MODE_EXEC, NULL) != 0)
 		return -1;
@@ -72,6 +73,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
+	(void)state;
 	confine_close(c);
 	confine_close(victim);
 	free(scratch);
@@ -106,6 +108,7 @@ signals_to_the_jobs_own_helper(void **state)
 {
 	char helper[24], sigpipe[8];
 
+	(void)state;
 	pid_arg(helper, sizeof(helper), confine_helper_pid(c));
 	snprintf(sigpipe, sizeof(sigpipe), "%d", SIGPIPE);
 	PAIR(0, EPERM, "kill", helper, "0");
@@ -122,6 +125,7 @@ sigkill_to_a_helper(void **state)
 	char pid[24];
 	siginfo_t si;
 
+	(void)state;
 	pid_arg(pid, sizeof(pid), v);
 	assert_int_equal(PROBE(LL, "kill", pid, "9"), EPERM);
 	assert_true(alive(v));
@@ -141,6 +145,7 @@ ptrace_and_memory_of_the_helpers(void **state)
 {
 	char pid[24], own[24];
 
+	(void)state;
 	pid_arg(pid, sizeof(pid), confine_helper_pid(victim));
 	pid_arg(own, sizeof(own), confine_helper_pid(c));
 	PAIR(0, EPERM, "ptrace", pid);
@@ -159,6 +164,7 @@ signals_ptrace_and_memory_of_the_host(void **state)
 {
 	char host[24];
 
+	(void)state;
 	pid_arg(host, sizeof(host), getpid());
 	PAIR(0, EPERM, "kill", host, "0");
 	PAIR(0, EPERM, "ptrace", host);

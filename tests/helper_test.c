@@ -561,6 +561,7 @@ helper_killed_midflight(enum confine_mode mode, bool spawn_first)
 static void
 helper_killed_midflight_exec(void **state)
 {
+	(void)state;
 	helper_killed_midflight(CONFINE_MODE_EXEC, false);
 	helper_killed_midflight(CONFINE_MODE_EXEC, true);
 }
@@ -568,6 +569,7 @@ helper_killed_midflight_exec(void **state)
 static void
 helper_killed_midflight_fork(void **state)
 {
+	(void)state;
 	helper_killed_midflight(CONFINE_MODE_FORK, false);
 	helper_killed_midflight(CONFINE_MODE_FORK, true);
 }
@@ -575,6 +577,7 @@ helper_killed_midflight_fork(void **state)
 static void
 helper_killed_midflight_connect(void **state)
 {
+	(void)state;
 	helper_killed_midflight(CONFINE_MODE_CONNECT, false);
 	helper_killed_midflight(CONFINE_MODE_CONNECT, true);
 }
@@ -607,18 +610,21 @@ idle_helper_killed(enum confine_mode mode)
 static void
 idle_helper_killed_exec(void **state)
 {
+	(void)state;
 	idle_helper_killed(CONFINE_MODE_EXEC);
 }
 
 static void
 idle_helper_killed_fork(void **state)
 {
+	(void)state;
 	idle_helper_killed(CONFINE_MODE_FORK);
 }
 
 static void
 idle_helper_killed_connect(void **state)
 {
+	(void)state;
 	idle_helper_killed(CONFINE_MODE_CONNECT);
 }
 
@@ -661,18 +667,21 @@ dispatch_reports_a_lost_helper_until_replaced(enum confine_mode mode)
 static void
 dispatch_reports_a_lost_helper_exec(void **state)
 {
+	(void)state;
 	dispatch_reports_a_lost_helper_until_replaced(CONFINE_MODE_EXEC);
 }
 
 static void
 dispatch_reports_a_lost_helper_fork(void **state)
 {
+	(void)state;
 	dispatch_reports_a_lost_helper_until_replaced(CONFINE_MODE_FORK);
 }
 
 static void
 dispatch_reports_a_lost_helper_connect(void **state)
 {
+	(void)state;
 	dispatch_reports_a_lost_helper_until_replaced(CONFINE_MODE_CONNECT);
 }
 
@@ -689,12 +698,14 @@ host_killed_midflight(const char *mode)
 static void
 host_killed_midflight_exec(void **state)
 {
+	(void)state;
 	host_killed_midflight("exec");
 }
 
 static void
 host_killed_midflight_fork(void **state)
 {
+	(void)state;
 	host_killed_midflight("fork");
 }
 
@@ -707,6 +718,7 @@ socket_is_private_by_default(void **state)
 	struct stat st;
 	pid_t h;
 
+	(void)state;
 	h = hu_listen(sock, NULL);
 	assert_int_equal(stat(sock, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -832,6 +844,7 @@ open_threaded(void)
 static void
 a_threaded_host_gets_the_carried_helper_and_its_replacements(void **state)
 {
+	(void)state;
 	in_child("open-threaded");
 }
 
@@ -846,6 +859,7 @@ helper_path_options_then_environment_then_default(void **state)
 	const char *installed = confine_default_helper_path();
 	struct confine *c;
 
+	(void)state;
 	assert_int_equal(setenv("CONFINE_HELPER", hu_helper, 1), 0);
 	assert_int_equal(confine_open(&c, &o), 0);
 	assert_true(hu_runs(confine_helper_pid(c), hu_helper));
@@ -880,6 +894,7 @@ missing_helper_binary_is_a_clear_error(void **state)
 	    .helper_path = "/nonexistent/helper" };
 	struct confine *c;
 
+	(void)state;
 	assert_int_equal(confine_open(&c, &o), -ENOENT);
 	assert_non_null(strstr(confine_error_message(), "/nonexistent/helper"));
 	o.mode = CONFINE_MODE_CONNECT;

@@ -30,6 +30,7 @@ static struct confine *good;
 static int
 setup(void **state)
 {
+	(void)state;
 	dir = tu_sockdir();
 	sock = tu_join(dir, "h.sock");
 	scratch = tu_mkdtemp("scratch");
@@ -40,6 +41,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
+	(void)state;
 	confine_close(good);
 	hu_stop(listener);
 	tu_rmsock(dir, sock);
@@ -151,6 +153,7 @@ a_second_hello_is_fatal(void **state)
 {
 	int fd = raw();
 
+	(void)state;
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	expect_error(fd, EPROTO);
@@ -168,6 +171,7 @@ a_helpers_message_from_a_host_is_refused(void **state)
 	uint8_t p[256];
 	int fd = raw();
 
+	(void)state;
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(wire_put_started(&b, 3, 1, 1, "/x", ""), 0);
 	send_bytes(fd, b.p, b.len);
@@ -189,6 +193,7 @@ truncated_frame_then_disconnect(void **state)
 	uint8_t b[WIRE_HDR_LEN + 8];
 	int fd = raw();
 
+	(void)state;
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	header(b, 200, WIRE_SPAWN, 0, 1);
 	memset(b + WIRE_HDR_LEN, 0, 8);
@@ -203,6 +208,7 @@ oversized_length_is_refused_and_closed(void **state)
 	uint8_t b[WIRE_HDR_LEN];
 	int fd = raw();
 
+	(void)state;
 	header(b, WIRE_MAX_PAYLOAD + 1, WIRE_SPAWN, 0, 1);
 	send_bytes(fd, b, sizeof(b));
 	expect_error(fd, EMSGSIZE);
@@ -217,6 +223,7 @@ fill_0xff_is_refused_and_closed(void **state)
 	uint8_t b[4096];
 	int fd = raw();
 
+	(void)state;
 	memset(b, 0xff, sizeof(b));
 	send_bytes(fd, b, sizeof(b));
 	expect_error(fd, EMSGSIZE);
@@ -230,6 +237,7 @@ wrong_version_is_refused_and_closed(void **state)
 {
 	int fd = raw();
 
+	(void)state;
 	send_hello(fd, 7, 9);
 	expect_error(fd, EPROTONOSUPPORT);
 	expect_closed(fd);
@@ -243,6 +251,7 @@ bad_magic_is_refused_and_closed(void **state)
 	uint8_t b[WIRE_HDR_LEN + WIRE_HELLO_LEN] = { 0 };
 	int fd = raw();
 
+	(void)state;
 	header(b, WIRE_HELLO_LEN, WIRE_HELLO, 0, 0);
 	memcpy(b + WIRE_HDR_LEN, "EVIL\0\1\0\1", WIRE_HELLO_LEN);
 	send_bytes(fd, b, sizeof(b));
@@ -258,6 +267,7 @@ requests_before_hello_are_refused_and_closed(void **state)
 	uint8_t b[WIRE_HDR_LEN];
 	int fd = raw();
 
+	(void)state;
 	header(b, 0, WIRE_CANCEL, 0, 5);
 	send_bytes(fd, b, sizeof(b));
 	expect_error(fd, EPROTO);
@@ -273,6 +283,7 @@ unknown_type_and_wrong_sizes_are_refused_but_not_fatal(void **state)
 	uint8_t b[WIRE_HDR_LEN + 4] = { 0 };
 	int fd = raw();
 
+	(void)state;
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	header(b, 0, 200, 0, 1);
 	send_bytes(fd, b, WIRE_HDR_LEN);
@@ -310,6 +321,7 @@ string_without_terminator_is_refused(void **state)
 	struct confine_spec s;
 	int fd = raw();
 
+	(void)state;
 	hu_spec(&s, argv, scratch);
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(wire_put_spawn(&b, 8, &s), 0);
@@ -362,6 +374,7 @@ too_many_descriptors_are_refused_and_closed(void **state)
 	uint8_t b[WIRE_HDR_LEN];
 	int p[2], fds[10], fd, i;
 
+	(void)state;
 	/* Four declared: over the cap of three. */
 	fd = raw();
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
@@ -397,6 +410,7 @@ descriptors_nobody_asked_for_are_closed(void **state)
 	uint8_t b[WIRE_HDR_LEN];
 	int p[2], fd = raw();
 
+	(void)state;
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
 	assert_int_equal(fd_pipe(p), 0);
 	header(b, 0, WIRE_CANCEL, 0, 77);
@@ -415,6 +429,7 @@ many_garbage_connections(void **state)
 	uint8_t b[512];
 	int fds[40], i, k;
 
+	(void)state;
 	srand(1);
 	for (i = 0; i < 40; i++) {
 		fds[i] = raw();

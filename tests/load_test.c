@@ -157,6 +157,7 @@ ten_thousand_jobs_from_sixty_four_threads(void **state)
 	char path[64], *children, *idle_children;
 	struct hu_job warm;
 
+	(void)state;
 	scratch = tu_mkdtemp("scratch");
 	/*
 	 * The helper without sanitizers: its memory is the figure. (Every

@@ -66,6 +66,7 @@ a_buffer_that_cannot_grow_ends_the_connection(void **state)
 	struct hu_job j;
 	int rc;
 
+	(void)state;
 	/* The input buffer is made at the first read: the handshake's. */
 	armed = true;
 	rc = hu_open(&c, CONFINE_MODE_EXEC, NULL);
@@ -93,6 +94,7 @@ a_root_that_cannot_be_copied_ends_the_connection(void **state)
 	struct confine *c;
 	struct hu_job j;
 
+	(void)state;
 	assert_non_null(root);
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	hu_init(&j, scratch, "exit", "0", NULL);

@@ -161,6 +161,7 @@ helper_and_shepherds_killed_the_next_helper_ends_their_jobs(void **state)
 	char *dead;
 	int i, n, status;
 
+	(void)state;
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
 	assert_int_equal(setenv("CONFINE_SHEPHERD", "1", 1), 0);
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);

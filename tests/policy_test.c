@@ -61,6 +61,7 @@ profile_matches_the_golden_text(void **state)
 	size_t i;
 	int n;
 
+	(void)state;
 	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
 		want = golden(g[i].file);
 		n = profile(g[i].n, g[i].r, g[i].sys, buf, sizeof(buf));
@@ -76,6 +77,7 @@ a_narrowed_profile_grants_reads_per_tree(void **state)
 {
 	char buf[16384];
 
+	(void)state;
 	assert_true(profile(0, 1, false, buf, sizeof(buf)) > 0);
 	assert_null(strstr(buf, "(allow file-read*)\n"));
 	assert_null(strstr(buf, "(allow process-exec)\n"));
@@ -105,6 +107,7 @@ profile_keeps_the_contract_rules(void **state)
 	char buf[4096];
 	size_t i;
 
+	(void)state;
 	assert_true(profile(0, -1, false, buf, sizeof(buf)) > 0);
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		assert_non_null(strstr(buf, rules[i]));
@@ -117,6 +120,7 @@ profile_refuses_a_small_buffer(void **state)
 {
 	char buf[64];
 
+	(void)state;
 	assert_int_equal(profile(0, -1, false, buf, sizeof(buf)), -ENOSPC);
 	assert_int_equal(profile(SPEC_MAX_DEVICES + 1, -1, false, buf,
 	    sizeof(buf)), -ENOSPC);
@@ -132,6 +136,7 @@ argv_carries_paths_as_parameters_only(void **state)
 	const char *argv[] = { "name", "one", "two", NULL };
 	char **v, want[4096];
 
+	(void)state;
 	assert_int_equal(policy_sbpl_argv(&p, "/usr/bin/sandbox-exec",
 	    "/bin/job", argv, 3, &v), 0);
 	assert_true(policy_sbpl_profile(&p, want, sizeof(want)) > 0);
@@ -173,6 +178,7 @@ spec_accepts_a_plain_job(void **state)
 	const char *why;
 	struct confine_spec s;
 
+	(void)state;
 	spec_base(&s);
 	assert_int_equal(spec_check(&s, &why), 0);
 	assert_null(why);
@@ -207,6 +213,7 @@ spec_refuses_bad_fields(void **state)
 	char longpath[PATH_MAX + 8];
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < SPEC_MAX_READABLE + 1; i++)
 		many[i] = "/dev/null";
 	many[i] = NULL;
@@ -248,6 +255,7 @@ spec_accepts_narrowed_reads(void **state)
 
 	static const char *const none[] = { NULL };
 
+	(void)state;
 	spec_base(&s);
 	s.readable = none;
 	assert_true(spec_narrow(&s));
@@ -271,6 +279,7 @@ argv_carries_readable_trees_as_parameters(void **state)
 	const char *argv[] = { "name", NULL };
 	char **v, want[16384];
 
+	(void)state;
 	assert_int_equal(policy_sbpl_argv(&p, "/l", "/bin/job", argv, 1, &v), 0);
 	assert_true(policy_sbpl_profile(&p, want, sizeof(want)) > 0);
 	assert_string_equal(v[2], want);

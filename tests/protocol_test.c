@@ -147,11 +147,11 @@ run_script(enum script sc)
 	free(scratch);
 }
 
-static void settled_before_started_is_fatal(void **state) { run_script(SETTLED_FIRST); }
-static void started_twice_is_fatal(void **state) { run_script(STARTED_TWICE); }
-static void a_refusal_after_started_is_fatal(void **state) { run_script(ERROR_AFTER_STARTED); }
-static void a_shutdown_no_one_asked_for_is_fatal(void **state) { run_script(STRAY_SHUTDOWN); }
-static void a_second_hello_is_fatal(void **state) { run_script(SECOND_HELLO); }
+static void settled_before_started_is_fatal(void **state) { (void)state; run_script(SETTLED_FIRST); }
+static void started_twice_is_fatal(void **state) { (void)state; run_script(STARTED_TWICE); }
+static void a_refusal_after_started_is_fatal(void **state) { (void)state; run_script(ERROR_AFTER_STARTED); }
+static void a_shutdown_no_one_asked_for_is_fatal(void **state) { (void)state; run_script(STRAY_SHUTDOWN); }
+static void a_second_hello_is_fatal(void **state) { (void)state; run_script(SECOND_HELLO); }
 
 int
 main(void)

@@ -25,12 +25,14 @@ static struct confine *c;
 static int
 setup(void **state)
 {
+	(void)state;
 	return hu_open(&c, CONFINE_MODE_EXEC, NULL);
 }
 
 static int
 teardown(void **state)
 {
+	(void)state;
 	confine_close(c);
 	return 0;
 }
@@ -55,6 +57,7 @@ fresh_root_is_removed_after_completed_without_following_links(void **state)
 	char *target = tu_join(outside, "target"), script[1024], *root;
 	struct hu_job j;
 
+	(void)state;
 	tu_copy_exec("/bin/true", target);
 	snprintf(script, sizeof(script),
 	    "pwd; mkdir -p a/b && echo x > a/b/c && ln -s %s link && "
@@ -86,6 +89,7 @@ fresh_root_is_kept_after_uncertain(void **state)
 	char *parent = tu_mkdtemp("parent"), *root;
 	struct hu_job j;
 
+	(void)state;
 	hu_init(&j, parent, "detach", "30000", NULL);
 	j.spec.flags = CONFINE_FRESH_SCRATCH;
 	assert_int_equal(hu_run(c, &j), 0);
@@ -107,6 +111,7 @@ fresh_root_is_removed_after_failed_and_cancelled(void **state)
 	char *parent = tu_mkdtemp("parent");
 	struct hu_job j;
 
+	(void)state;
 	sh_job(&j, parent, "echo x > f; exit 3");
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.exit_code, 3);
@@ -153,6 +158,7 @@ refused_job_never_makes_a_fresh_root(void **state)
 	char *parent = tu_mkdtemp("parent");
 	struct hu_job j;
 
+	(void)state;
 	age(parent);
 	hu_init(&j, parent, "exit", "0", NULL);
 	j.spec.flags = CONFINE_FRESH_SCRATCH;
@@ -192,6 +198,7 @@ refused_job_leaves_no_fresh_root(void **state)
 	char *parent = tu_mkdtemp("parent");
 	struct hu_job j;
 
+	(void)state;
 	hu_init(&j, parent, "exit", "0", NULL);
 	j.spec.flags = CONFINE_FRESH_SCRATCH;
 	j.spec.limits.open_files = INT64_C(1) << 40;
@@ -208,6 +215,7 @@ given_root_is_reported_and_left_alone(void **state)
 	char *root = tu_mkdtemp("given"), *f = tu_join(root, "f");
 	struct hu_job j;
 
+	(void)state;
 	hu_init(&j, root, "write", f, NULL);
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);

@@ -22,6 +22,7 @@ nothing_selected_at_first(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_false(settle_selected(&s));
 	assert_false(settle_terminal(&s));
@@ -37,6 +38,7 @@ first_terminal_status_survives_later_cleanup(void **state)
 	};
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
 		struct settle s;
 
@@ -56,6 +58,7 @@ pending_completed_is_overridden_by_a_later_terminal_status(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_true(settle_select_status(&s, exited(0)));
 	assert_int_equal(s.outcome, CONFINE_COMPLETED);
@@ -74,6 +77,7 @@ completed_again_is_a_no_op(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_true(SEL(&s, CONFINE_COMPLETED, CONFINE_REASON_NONE, 0));
 	assert_false(SEL(&s, CONFINE_COMPLETED, CONFINE_REASON_NONE, 0));
@@ -85,6 +89,7 @@ exit_status_selects_failed_exit_code(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_true(settle_select_status(&s, exited(3)));
 	assert_int_equal(s.outcome, CONFINE_FAILED);
@@ -97,6 +102,7 @@ signal_status_selects_failed_signal(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_true(settle_select_status(&s, SIGSEGV));
 	assert_int_equal(s.outcome, CONFINE_FAILED);
@@ -110,6 +116,7 @@ deadline_kill_stays_cancelled(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_true(SEL(&s, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE, 0));
 	assert_false(settle_select_status(&s, SIGKILL));
@@ -121,6 +128,7 @@ exec_failure_keeps_its_step(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_true(settle_select(&s, CONFINE_FAILED, CONFINE_REASON_EXEC, 2,
 	    CONFINE_STEP_CWD));
@@ -135,6 +143,7 @@ stopped_status_selects_nothing(void **state)
 {
 	struct settle s;
 
+	(void)state;
 	settle_init(&s);
 	assert_false(settle_select_status(&s, (SIGSTOP << 8) | 0x7f));
 	assert_false(settle_selected(&s));
@@ -143,6 +152,7 @@ stopped_status_selects_nothing(void **state)
 static void
 names_are_stable(void **state)
 {
+	(void)state;
 	assert_string_equal(confine_outcome_name(CONFINE_COMPLETED), "completed");
 	assert_string_equal(confine_outcome_name(CONFINE_UNCERTAIN), "uncertain");
 	assert_string_equal(confine_outcome_name(0), "unknown");

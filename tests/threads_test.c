@@ -111,6 +111,7 @@ sixteen_threads_two_hundred_jobs_each(void **state)
 	pthread_t th[THREADS];
 	int t, i, bad = 0;
 
+	(void)state;
 	scratch = tu_mkdtemp("scratch");
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	for (t = 0; t < THREADS; t++)
@@ -197,6 +198,7 @@ helper_killed_then_threads_spawn_at_once(void **state)
 	pid_t helper;
 	int t;
 
+	(void)state;
 	scratch = tu_mkdtemp("scratch");
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	helper = confine_helper_pid(c);

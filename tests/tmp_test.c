@@ -30,6 +30,7 @@ setup(void **state)
 {
 	const char *t = getenv("TMPDIR");
 
+	(void)state;
 	base = realpath(t != NULL && t[0] == '/' ? t : "/tmp", NULL);
 	assert_non_null(base);
 	return hu_open(&c, CONFINE_MODE_EXEC, NULL);
@@ -38,6 +39,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
+	(void)state;
 	confine_close(c);
 	free(base);
 	return 0;
@@ -80,6 +82,7 @@ a_job_has_a_tmp_of_its_own(void **state)
 	char *scratch = tu_mkdtemp("scratch"), marker[64], script[512], *tmp;
 	struct hu_job j;
 
+	(void)state;
 	snprintf(marker, sizeof(marker), "/tmp/confine-tmp-test-%ld",
 	    (long)getpid());
 	assert_int_equal(close(open(marker, O_WRONLY | O_CREAT | O_CLOEXEC,
@@ -111,6 +114,7 @@ an_empty_tmp_goes_too(void **state)
 	struct hu_job j;
 	int before = tmps_in_base();
 
+	(void)state;
 	sh_job(&j, scratch, "test -d /tmp && test -z \"$(ls -A /tmp)\"");
 	assert_int_equal(hu_spawn(c, &j), 0);
 	tmp = strdup(confine_job_tmp(j.job));
@@ -160,6 +164,7 @@ empty_tmps_go_through_the_trash(void **state)
 	char *tmp, *theirs;
 	int i;
 
+	(void)state;
 	assert_non_null(mkdtemp(dir));
 	trash = own_helper(&own, &theirs);
 	sh_job(&j, dir, "true");
@@ -192,6 +197,7 @@ a_killed_helpers_trash_goes_with_the_next(void **state)
 	char *theirs, *trash, *live;
 	pid_t helper;
 
+	(void)state;
 	trash = own_helper(&own, &theirs);
 	helper = confine_helper_pid(own);
 	assert_true(helper > 0);
@@ -218,6 +224,7 @@ it_is_kept_when_the_job_is_uncertain(void **state)
 	char *scratch = tu_mkdtemp("scratch"), *tmp, *f, cmd[4200];
 	struct hu_job j;
 
+	(void)state;
 	sh_job(&j, scratch, "echo x > /tmp/f; sleep 30 & exit 0");
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
@@ -245,6 +252,7 @@ what_the_job_names_beneath_tmp_stays_in_sight(void **state)
 	char *other, *in, *out, cmd[256];
 	struct hu_job j;
 
+	(void)state;
 	assert_non_null(mkdtemp(dir));
 	scratch = tu_join(dir, "scratch");
 	src = tu_join(dir, "src");
@@ -289,6 +297,7 @@ no_tmp_means_the_hosts_read_only_tmp(void **state)
 	struct hu_job j;
 	int before = tmps_in_base();
 
+	(void)state;
 	sh_job(&j, scratch, "(echo x > /tmp/confine-no-tmp-test) 2>&1");
 	j.spec.flags = CONFINE_NO_TMP;
 	assert_int_equal(hu_spawn(c, &j), 0);
@@ -308,6 +317,7 @@ unconfined_it_is_in_tmpdir(void **state)
 	char *scratch = tu_mkdtemp("scratch"), *tmp, *f;
 	struct hu_job j;
 
+	(void)state;
 	sh_job(&j, scratch, "echo x > \"$TMPDIR/f\" && echo \"$TMPDIR\"");
 	j.spec.backend = CONFINE_BACKEND_NONE;
 	j.spec.flags = CONFINE_SET_TMPDIR;
@@ -333,6 +343,7 @@ a_given_tmpdir_wins(void **state)
 	char *scratch = tu_mkdtemp("scratch");
 	struct hu_job j;
 
+	(void)state;
 	sh_job(&j, scratch, "echo \"$TMPDIR\"");
 	j.spec.envp = env;
 	j.spec.flags = CONFINE_SET_TMPDIR;
@@ -350,6 +361,7 @@ a_refused_job_leaves_no_tmp(void **state)
 	struct hu_job j;
 	int before = tmps_in_base();
 
+	(void)state;
 	sh_job(&j, scratch, "true");
 	j.spec.limits.open_files = INT64_C(1) << 40;  /* over any hard limit */
 	assert_int_equal(hu_spawn(c, &j), -ENOTSUP);

@@ -44,6 +44,7 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 	uid_t user = tu_unused_uid();
 	pid_t pid;
 
+	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chmod(dir, 0755), 0);
 	helper = tu_join(dir, "confine-helper");

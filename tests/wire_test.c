@@ -63,6 +63,7 @@ spawn_round_trips(void **state)
 	void *arena;
 	const uint8_t *p;
 
+	(void)state;
 	sample_spec(&s);
 	s.stdin_fd = 0;            /* stdin and stderr ride with the frame */
 	s.stderr_fd = 2;
@@ -124,6 +125,7 @@ settled_round_trips(void **state)
 	const uint8_t *p;
 	uint32_t len;
 
+	(void)state;
 	sample_result(&r);
 	assert_int_equal(wire_put_settled(&b, 7, &r), 0);
 	p = payload(&b, WIRE_SETTLED, 7, &len);
@@ -144,6 +146,7 @@ small_messages_round_trip(void **state)
 	pid_t pid, pgid;
 	uint32_t len;
 
+	(void)state;
 	assert_int_equal(wire_put_hello(&b, &h, 0), 0);
 	p = payload(&b, WIRE_HELLO, 0, &len);
 	assert_int_equal(len, WIRE_HELLO_LEN);
@@ -221,6 +224,7 @@ hello_bytes(void **state)
 	const uint8_t *p;
 	uint32_t len;
 
+	(void)state;
 	p = golden(&b, wire_put_hello(&b, &h, 0), req, sizeof(req), &len);
 	assert_int_equal(wire_get_hello(p, len, &d, 0), 0);
 	assert_int_equal(d.version_min, 2);
@@ -260,6 +264,7 @@ spawn_bytes(void **state)
 	uint32_t len;
 	void *arena;
 
+	(void)state;
 	memset(&s, 0, sizeof(s));
 	s.exe = "/x";
 	s.scratch = "/s";
@@ -326,6 +331,7 @@ started_bytes(void **state)
 	pid_t pid, pgid;
 	uint32_t len;
 
+	(void)state;
 	p = golden(&b, wire_put_started(&b, 3, 1000, 999, "/r", "/t"), want,
 	    sizeof(want), &len);
 	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp), 0);
@@ -348,6 +354,7 @@ settled_bytes(void **state)
 	const uint8_t *p;
 	uint32_t len;
 
+	(void)state;
 	sample_result(&r);
 	p = golden(&b, wire_put_settled(&b, 7, &r), want, sizeof(want), &len);
 	assert_int_equal(wire_get_settled(p, len, &d), 0);
@@ -365,6 +372,7 @@ error_bytes(void **state)
 	const uint8_t *p;
 	uint32_t len;
 
+	(void)state;
 	assert_int_equal(EINVAL, 22);
 	p = golden(&b, wire_put_error(&b, 4, EINVAL, "too old"), want,
 	    sizeof(want), &len);
@@ -383,6 +391,7 @@ empty_message_bytes(void **state)
 	struct wire_hdr h;
 	uint32_t len;
 
+	(void)state;
 	(void)golden(&b, wire_put_empty(&b, WIRE_CANCEL, 5), cancel,
 	    sizeof(cancel), &len);
 	assert_int_equal(wire_hdr_decode(cancel, &h), 0);
@@ -404,6 +413,7 @@ header_checks_length_and_fds_once(void **state)
 	uint8_t buf[WIRE_HDR_LEN];
 	struct wire_hdr h = { WIRE_MAX_PAYLOAD, WIRE_SPAWN, 3, 1 }, d;
 
+	(void)state;
 	wire_hdr_encode(buf, &h);
 	assert_int_equal(wire_hdr_decode(buf, &d), 0);
 	h.len = WIRE_MAX_PAYLOAD + 1;
@@ -434,6 +444,7 @@ truncated_spawn_is_refused_at_every_length(void **state)
 	void *arena;
 	const uint8_t *p;
 
+	(void)state;
 	sample_spec(&s);
 	assert_int_equal(wire_put_spawn(&b, 1, &s), 0);
 	p = payload(&b, WIRE_SPAWN, 1, &len);
@@ -457,6 +468,7 @@ trailing_bytes_are_refused(void **state)
 	uint8_t *copy;
 	const uint8_t *p;
 
+	(void)state;
 	sample_spec(&s);
 	assert_int_equal(wire_put_spawn(&b, 1, &s), 0);
 	p = payload(&b, WIRE_SPAWN, 1, &len);
@@ -483,6 +495,7 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 	pid_t a, b;
 	size_t n;
 
+	(void)state;
 	memset(buf, 0xff, sizeof(buf));
 	for (n = 0; n <= sizeof(buf); n += 7) {
 		assert_int_equal(wire_get_spawn(buf, n, &s, &mask, &arena), -EBADMSG);
@@ -526,6 +539,7 @@ strings_must_end_in_their_only_nul(void **state)
 	unsigned mask;
 	void *arena;
 
+	(void)state;
 	assert_int_equal(wire_get_spawn(p, raw_spawn(p, good, sizeof(good)), &s,
 	    &mask, &arena), 0);
 	assert_string_equal(s.exe, "/x");
@@ -552,6 +566,7 @@ huge_counts_are_refused(void **state)
 	unsigned mask;
 	void *arena;
 
+	(void)state;
 	assert_int_equal(wire_get_spawn(p, raw_spawn(p, huge, sizeof(huge)), &s,
 	    &mask, &arena), -EBADMSG);
 	assert_int_equal(wire_get_spawn(p, raw_spawn(p, just_over,
@@ -577,6 +592,7 @@ narrowing_is_said_outright(void **state)
 	void *arena;
 	size_t n;
 
+	(void)state;
 	n = raw_spawn(p, none, sizeof(none));
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
 	assert_false(spec_narrow(&s));
@@ -614,6 +630,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	void *arena;
 	size_t n;
 
+	(void)state;
 	n = raw_spawn(p, good, sizeof(good));
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
@@ -647,6 +664,7 @@ hello_checks_magic_and_versions(void **state)
 	struct wire_buf b = { 0 };
 	uint8_t *p;
 
+	(void)state;
 	assert_int_equal(wire_put_hello(&b, &h, 0), 0);
 	p = b.p + WIRE_HDR_LEN;
 	p[0] ^= 1;
@@ -665,6 +683,7 @@ oversized_spawn_is_refused_by_the_encoder(void **state)
 	struct wire_buf b = { 0 };
 	struct confine_spec s;
 
+	(void)state;
 	sample_spec(&s);
 	memset(big, 'a', sizeof(big) - 1);
 	s.argv = argv;

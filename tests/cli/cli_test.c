@@ -89,6 +89,7 @@ durations_in_each_unit(void **state)
 	int64_t ms;
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		ms = -1;
 		assert_int_equal(cli_duration(ok[i].s, &ms, &why), 0);
@@ -122,6 +123,7 @@ bad_durations_say_why(void **state)
 	int64_t ms;
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ms = 17;
 		assert_int_equal(cli_duration(bad[i].s, &ms, &why), bad[i].rc);
@@ -184,6 +186,7 @@ sizes_and_counts(void **state)
 	int64_t v;
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		assert_int_equal(cli_size(ok[i].s, &v, &why), 0);
 		assert_int_equal(v, ok[i].v);
@@ -233,6 +236,7 @@ exit_statuses_for_every_outcome(void **state)
 	struct confine_result r;
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		r = row(&cases[i].r);
 		assert_int_equal(cli_exit_status(&r), cases[i].status);
@@ -322,6 +326,7 @@ summary_says_what_happened(void **state)
 	char buf[512];
 	size_t i;
 
+	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		r = row(&cases[i].r);
 		cli_summary(buf, sizeof(buf), &r, cases[i].ctx, 0);
@@ -342,6 +347,7 @@ verbose_summary_adds_ids_times_and_memory(void **state)
 	struct confine_result r = exited(0);
 	char buf[512];
 
+	(void)state;
 	r.wall_us = 1234567;
 	r.user_us = 5;
 	r.sys_us = 1000;
@@ -358,6 +364,7 @@ json_has_every_field_in_order(void **state)
 	struct confine_result r = exited(0);
 	char *s;
 
+	(void)state;
 	r.proof = CONFINE_PROOF_PGID;
 	r.wall_us = 2500;
 	r.user_us = 1001;
@@ -391,6 +398,7 @@ json_says_which_reads_ran(void **state)
 	struct cli_context ctx = { .reads = &narrowed_reads };
 	char *s, buf[512];
 
+	(void)state;
 	s = captured(write_json_narrowed, &r);
 	assert_non_null(strstr(s, ",\"reads\":[\"system\",\"/src\","
 	    "\"/a\\\"b\"]}\n"));
@@ -413,6 +421,7 @@ json_of_a_failed_start(void **state)
 	struct confine_result r = exec_failed(ENOENT, CONFINE_STEP_EXEC);
 	char *s;
 
+	(void)state;
 	r.backend = CONFINE_BACKEND_NONE;
 	r.scratch_kept = 1;
 	r.tmp_kept = 1;
@@ -440,6 +449,7 @@ json_names_every_reason(void **state)
 	char want[64], *s;
 	size_t i;
 
+	(void)state;
 	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++) {
 		r = result(CONFINE_UNCERTAIN, (enum confine_reason)i);
 		s = captured(write_json, &r);
@@ -454,6 +464,7 @@ json_strings_are_escaped(void **state)
 {
 	char *s;
 
+	(void)state;
 	s = captured(write_string, "a\"b\\c\nd\re\tf\001g\037h\177i/\xc3\xa9");
 	assert_string_equal(s,
 	    "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\\u001fh\\u007fi/\xc3\xa9\"");
@@ -469,6 +480,7 @@ json_reports_a_failed_write(void **state)
 	struct confine_result r = exited(0);
 	FILE *f = fopen("/dev/null", "r");
 
+	(void)state;
 	assert_non_null(f);
 	assert_int_equal(cli_json(f, &r, NULL), -EIO);
 	fclose(f);
