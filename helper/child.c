@@ -8,6 +8,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 
@@ -233,8 +234,12 @@ child_exec(const struct child_plan *p, int errfd)
 {
 	int rc;
 
-	/* The shepherd made the group before; without one, the job makes it. */
-	if (p->own_group && setpgid(0, 0) != 0)
+	/*
+	 * Its own session, and so its own group: on Linux always, where the
+	 * job leads both; the group is the shepherd's only where kill(-pgid)
+	 * is the one proof (macOS), and made there before.
+	 */
+	if (p->own_session && setsid() < 0)
 		fail(errfd, CONFINE_STEP_SIGNALS, errno);
 	if ((rc = reset_signals()) != 0)
 		fail(errfd, CONFINE_STEP_SIGNALS, -rc);
@@ -274,6 +279,19 @@ child_exec(const struct child_plan *p, int errfd)
 		fail(errfd, CONFINE_STEP_EXEC, -rc);
 	if ((rc = apply_limits(p)) != 0)
 		fail(errfd, CONFINE_STEP_LIMITS, -rc);
+#ifdef __linux__
+	/*
+	 * A shepherd that dies takes its job with it: it alone signals the
+	 * job's group. Last, as a change of credentials clears it; a parent
+	 * gone already would not send it, so that is checked after.
+	 */
+	if (p->die_with_parent) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+			fail(errfd, CONFINE_STEP_SIGNALS, errno);
+		if (getppid() != p->parent)
+			fail(errfd, CONFINE_STEP_SIGNALS, ESRCH);
+	}
+#endif
 	execve(p->path, p->argv, p->envp);
 	fail(errfd, CONFINE_STEP_EXEC, errno);
 }

@@ -7,9 +7,9 @@
  * capability left; cwd; Landlock and seccomp; a launcher's program
  * checked; rlimits, last (so that a low RLIMIT_NOFILE cannot starve the
  * setup); exec with exactly the given environment. (The process group is
- * the shepherd's, or with own_group the job's own, made first of all.) A
- * failure is written to errfd as {step, errno}; EOF on its read end means
- * exec happened.
+ * the shepherd's, or with own_session the job's own session and group,
+ * made first of all.) A failure is written to errfd as {step, errno}; EOF
+ * on its read end means exec happened.
  */
 #ifndef CONFINE_CHILD_H
 #define CONFINE_CHILD_H
@@ -48,7 +48,12 @@ struct child_plan {
 	const struct confine_limits *limits;
 	bool rlimit_nproc;        /* processes bound by RLIMIT_NPROC, not a cgroup */
 	bool subreaper;           /* the shepherd collects the job's orphans */
-	bool own_group;           /* no shepherd: the job leads its own group */
+	bool own_session;         /* the job leads a session (and group) of its
+	                             own, made first of all: a terminal it is
+	                             lent is another session's, never its
+	                             controlling one */
+	bool die_with_parent;     /* SIGKILL when its parent dies: */
+	pid_t parent;             /* the shepherd, which alone signals it */
 	const char *remove_root;  /* a fresh root the shepherd removes on request */
 	const char *remove_tmp;   /* the private tmp it removes with it */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */

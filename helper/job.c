@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,16 +61,39 @@ release_cgroups(struct job *j)
 #endif
 }
 
+/* Asks the shepherd to signal the job's group: the answer is a record. */
+static int
+relay(struct job *j, int sig)
+{
+	char cmd = sig == SIGTERM ? SHEP_CMD_TERM : SHEP_CMD_KILL;
+
+#ifdef MSG_NOSIGNAL
+	if (j->ctl >= 0 && send(j->ctl, &cmd, 1, MSG_NOSIGNAL) == 1)
+		return 0;
+#else
+	if (j->ctl >= 0 && write(j->ctl, &cmd, 1) == 1)
+		return 0;
+#endif
+	/* A shepherd gone: its loss is on the way, and says so. */
+	errno = ESRCH;
+	return -1;
+}
+
 /*
- * A signal to the job's process group (0: is there one?). The shepherd's
- * pid is the pgid, held for us until we reap the shepherd. Without one,
- * the job's zombie holds it until we reap the job; after that the group
- * is signalled only just after kill(-pgid, 0) saw it (its members hold
- * the id then, and only we reap ours), and never once it was gone.
+ * A signal to the job's process group (0: is there one?). Relayed (the
+ * job leads its own session under a shepherd), the shepherd signals it
+ * and answers with a record: 0 here means asked, and 0 is never asked
+ * for. Else the shepherd's pid is the pgid, held for us until we reap
+ * the shepherd; or, without a shepherd, the job's zombie holds it until
+ * we reap the job; after that the group is signalled only just after
+ * kill(-pgid, 0) saw it (its members hold the id then, and only we reap
+ * ours), and never once it was gone.
  */
 static int
 group_kill(struct job *j, int sig)
 {
+	if (j->relayed)
+		return relay(j, sig);
 	if (j->direct && j->reaped) {
 		if (j->group_gone) {
 			errno = ESRCH;
@@ -169,7 +193,6 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 
 	if ((rc = fd_pipe(errp)) != 0)
 		return rc;
-	p->child.own_group = true;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = child_start(&p->child, errp[1]);
@@ -308,6 +331,15 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		*j->owner = p.become;
 	if (rc == 0)
 		rc = plan_root(&p, s, env, why);
+	/*
+	 * On Linux the job leads its own session; under a shepherd, which
+	 * then signals it. Where kill(-pgid, 0) is the one proof (macOS) the
+	 * group is the shepherd's.
+	 */
+#ifdef __linux__
+	p.child.own_session = !env->group_proof_only;
+#endif
+	j->relayed = !j->direct && p.child.own_session;
 	if (rc != 0) {
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
@@ -639,11 +671,17 @@ reap_group(struct job *j)
 	}
 }
 
-/* Nothing of the job is left: its group is empty, no leftover is alive. */
+/*
+ * Nothing of the job is left: its group is empty, no leftover is alive.
+ * Relayed, the shepherd's account is the proof: it has no child left (a
+ * sweep reports it), and only the job's descendants can be in its group.
+ */
 static bool
 empty(struct job *j)
 {
 	reap_group(j);
+	if (j->relayed)
+		return !j->sweeping && !cgroup_busy(j);
 	return !j->sweeping && !cgroup_busy(j) &&
 	    group_kill(j, 0) != 0 && errno == ESRCH;
 }
@@ -677,6 +715,13 @@ prove(struct job *j, int64_t now)
 		/* A process of the job's cgroup outlived it, in its group or not. */
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
+	} else if (j->relayed) {
+		/* The shepherd found no child left: none in its group either. */
+		if (!j->sweeping) {
+			j->result.proof = proven(j);
+			finish(j);
+			return;
+		}
 	} else if (group_kill(j, 0) == 0) {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
@@ -729,6 +774,8 @@ on_forked(struct job *j, const struct shep_rec *r, int64_t now)
 		return;
 	j->forked = true;
 	j->result.pid = r->pid;
+	if (j->relayed)
+		j->result.pgid = r->pid;  /* it leads its session and group */
 	if (j->pending != CONFINE_REASON_NONE)
 		stop(j, j->pending, now);
 }
@@ -786,6 +833,23 @@ on_swept(struct job *j, const struct shep_rec *r, int64_t now)
 		drain_poll(j, now);
 }
 
+/*
+ * The shepherd's answer to a relayed signal: the stop it was for is
+ * Cancelled once it reached the job's group; ESRCH, the job was reaped
+ * before it, and its exit decides; any other error is ambiguous.
+ */
+static void
+on_signalled(struct job *j, const struct shep_rec *r, int64_t now)
+{
+	(void)now;
+	if (r->err == 0 && j->stopping && j->stop_why != CONFINE_REASON_NONE)
+		settle_select(&j->settle, CONFINE_CANCELLED, j->stop_why, 0,
+		    CONFINE_STEP_NONE);
+	else if (r->err != 0 && r->err != ESRCH)
+		settle_select(&j->settle, CONFINE_UNCERTAIN,
+		    CONFINE_REASON_KILL_AMBIGUOUS, r->err, CONFINE_STEP_NONE);
+}
+
 static void
 on_removed(struct job *j, const struct shep_rec *r, int64_t now)
 {
@@ -826,6 +890,9 @@ static const struct transition {
 	{ SHEP_WAIT_FAILED, IN(JOB_RUNNING), on_wait_failed },
 	/* A sweep ends in any phase; it is acted on while draining. */
 	{ SHEP_SWEPT, ANY_PHASE, on_swept },
+	/* Kills are asked for once the job is forked, until it is settled. */
+	{ SHEP_SIGNALLED, IN(JOB_STARTING) | IN(JOB_RUNNING) | IN(JOB_DRAINING),
+	    on_signalled },
 	{ SHEP_REMOVED, IN(JOB_REMOVING), on_removed },
 };
 
@@ -914,7 +981,14 @@ job_shepherd_lost(struct job *j, int64_t now)
 		complete(j);
 		return;
 	}
-	/* Still safe: its zombie holds the pgid until we reap it. */
+	/*
+	 * Still safe: the shepherd's zombie holds the pgid until we reap it.
+	 * Relayed, nothing signals the job's group now: the job died with its
+	 * shepherd (die_with_parent), and came back to us, a subreaper, whose
+	 * reaping of it waits for this (serve.c); its group goes with it.
+	 */
+	if (j->relayed && j->result.pid > 0)
+		(void)j->sys->kill(-j->result.pid, SIGKILL);
 	(void)kill_all(j);
 	if (j->phase == JOB_STARTING)
 		refuse(j, -ECHILD, "the shepherd died before the job started");
@@ -942,10 +1016,13 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 		return;
 	}
 	j->stopping = true;
-	if ((sig == SIGKILL ? kill_all(j) : group_kill(j, sig)) == 0)
-		settle_select(&j->settle, CONFINE_CANCELLED, why, 0,
-		    CONFINE_STEP_NONE);
-	else if (errno != ESRCH)
+	j->stop_why = why;
+	if ((sig == SIGKILL ? kill_all(j) : group_kill(j, sig)) == 0) {
+		/* Relayed, the shepherd's answer decides (on_signalled). */
+		if (!j->relayed)
+			settle_select(&j->settle, CONFINE_CANCELLED, why, 0,
+			    CONFINE_STEP_NONE);
+	} else if (errno != ESRCH)
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_KILL_AMBIGUOUS, errno, CONFINE_STEP_NONE);
 	/* ESRCH: it ended by itself and its exit report is on the way. */

@@ -127,7 +127,8 @@ struct job {
 
 	/* Private to job.c. */
 	const struct job_sys *sys;
-	pid_t shep;                    /* the shepherd, whose pid is the pgid */
+	pid_t shep;                    /* the shepherd (whose pid is the pgid
+	                                  where kill(-pgid, 0) is the proof) */
 	int ctl;
 	unsigned ctl_gen;               /* a new ctl: its number may be an old one's */
 	void (*unwatch)(void *arg, int fd);
@@ -149,6 +150,12 @@ struct job {
 	struct cgroup_job cg;          /* the job's cgroups, if any */
 #endif
 	bool group_only;               /* env's group_proof_only */
+	bool relayed;                  /* a shepherd's job that leads its own
+	                                  session: its group is signalled by
+	                                  the shepherd (SHEP_CMD_*), never by
+	                                  us, and proven empty by it */
+	enum confine_reason stop_why;  /* relayed: the stop whose kill's
+	                                  answer makes it Cancelled */
 	bool direct;                   /* no shepherd: shep is the job itself,
 	                                  ctl its pidfd until it is reaped */
 	bool reaped;                   /* direct: the leader is reaped, the

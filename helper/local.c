@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include "helper/local.h"
@@ -13,9 +16,14 @@
 int
 local_open(struct local *l)
 {
-	int rc = job_env_init(&l->env);
+	int rc;
 	pid_t guard;
 
+#ifdef __linux__
+	/* As a helper is (serve.c): a job whose shepherd died comes to us. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
+	rc = job_env_init(&l->env);
 	l->guard = -1;
 	if (rc == 0)
 		l->guard = job_env_guard(&l->env, &guard, true);

@@ -355,6 +355,24 @@ guard_start(struct srv *s)
 		say("no guard for the jobs (%s): shepherds", strerror(-s->guard));
 }
 
+/*
+ * A child we did not start: an orphan that came back to us, a subreaper.
+ * If it is a relayed job's own process (job.h), its shepherd died and it
+ * with it: its group goes too, while its zombie, ours, still holds the id.
+ */
+static void
+orphan_job(struct srv *s, pid_t pid)
+{
+	struct hjob *h;
+
+	TAILQ_FOREACH(h, &s->jobs, all)
+		if (h->j.relayed && h->j.result.pid == pid &&
+		    h->j.phase != JOB_DONE) {
+			(void)kill(-pid, SIGKILL);
+			return;
+		}
+}
+
 static void
 reap(struct srv *s)
 {
@@ -376,6 +394,8 @@ reap(struct srv *s)
 			continue;
 		}
 		h = pid_job(s, pid);
+		if (h == NULL)
+			orphan_job(s, pid);
 		if (h != NULL && h->j.direct) {
 			/* The job itself: it reaps itself, and is freed later. */
 			job_exited(&h->j, clock_ns());
@@ -1008,6 +1028,13 @@ serve(const struct serve_opts *o)
 	}
 #endif
 	logging = o->log != NULL;
+#ifdef __linux__
+	/*
+	 * The job of a shepherd that died comes back to us, not to init: so
+	 * that its group is ended while its id is still its (orphan_job).
+	 */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
 	if ((rc = job_env_init(&s.env)) != 0) {
 		fprintf(stderr, "confine-helper: %s\n", strerror(-rc));
 		job_env_fini(&s.env);

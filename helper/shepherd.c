@@ -54,7 +54,8 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	r->max_rss_kib = (int64_t)wire_get_u64(&rd);
 	if (wire_get_end(&rd) != 0)
 		return -EBADMSG;
-	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_FORKED ? 0 : -EBADMSG;
+	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_SIGNALLED ? 0 :
+	    -EBADMSG;
 }
 
 static int sigchld_fd = -1;
@@ -75,7 +76,8 @@ struct shep {
 	int ctl;
 	int errp;          /* read end of the job's exec-error pipe, or -1 */
 	int sigp[2];
-	pid_t group;       /* our pid: the job's pgid */
+	pid_t group;       /* the job's pgid: its own pid, or ours */
+	bool session;      /* the job leads its session: we signal its group */
 	pid_t job;
 	bool reaped;
 	bool sweeping;     /* the job exited, something of it did not */
@@ -209,7 +211,7 @@ kill_children(struct shep *s)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
-	    (long)s->group);
+	    (long)getpid());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -282,6 +284,27 @@ reap(struct shep *s)
 	} else if (s->sweeping) {
 		sweep(s);
 	}
+}
+
+/*
+ * The helper's stop or cleanup: the job's group signalled while the job,
+ * alive or a zombie not yet reaped, holds its id; with SIGKILL our
+ * children too, those of the job that left its group. Once the job is
+ * reaped its group id is anyone's: ESRCH, and what is left of it is our
+ * children, which a sweep kills.
+ */
+static void
+signal_job(struct shep *s, int sig)
+{
+	struct shep_rec r = { .type = SHEP_SIGNALLED, .status = sig };
+
+	if (s->reaped)
+		r.err = ESRCH;
+	else if (s->sys->kill(-s->group, sig) != 0)
+		r.err = errno;
+	if (sig == SIGKILL)
+		kill_children(s);
+	report(s, &r);
 }
 
 #define REMOVE_DEPTH 256
@@ -379,13 +402,24 @@ set_signals(sigset_t *chld)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
+/* The job is in its group, and a kill of the group cannot reach us. */
+static void
+report_forked(struct shep *s)
+{
+	struct shep_rec r = { .type = SHEP_FORKED, .pid = s->job };
+
+	report(s, &r);
+}
+
 void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 {
-	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys };
+	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys,
+		.session = plan->own_session };
 	int keep[8] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
 		plan->cg_dir };
+	struct child_plan mine = *plan;
 	int errp[2], rc, i;
 	pid_t home = getpgrp();
 	struct pollfd pfd[3];
@@ -394,9 +428,18 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 
 	set_signals(&chld);
 	fd_close_except(keep, 8);
-	s.group = getpid();
-	if (setpgid(0, 0) != 0)
-		setup_failed(&s, errno);
+	/*
+	 * Where kill(-pgid, 0) is the proof, the group is ours. Else the job
+	 * makes its own session, and dies with us: we alone signal it.
+	 */
+	if (!s.session) {
+		s.group = getpid();
+		if (setpgid(0, 0) != 0)
+			setup_failed(&s, errno);
+	} else {
+		mine.die_with_parent = true;
+		mine.parent = getpid();
+	}
 #ifdef __linux__
 	if (plan->subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		setup_failed(&s, errno);
@@ -407,7 +450,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	sigchld_fd = s.sigp[1];
 	s.t_fork = clock_ns();
 	/* errp[0] is close-on-exec and closed with the rest in the child. */
-	s.job = child_start(plan, errp[1]);
+	s.job = child_start(&mine, errp[1]);
 	if (s.job < 0)
 		setup_failed(&s, errno);
 	close(errp[1]);
@@ -421,20 +464,25 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	}
 	if (plan->cg_dir >= 0)
 		close(plan->cg_dir);
-	if (s.sys->in_group != NULL)
-		s.sys->in_group();
-	/* Leave the group: its id stays ours, its members are the job's. */
-	if (setpgid(0, home) != 0) {
-		rc = errno;
-		kill(-s.group, SIGKILL);
-		proc_reap(s.job, NULL);
-		setup_failed(&s, rc);
-	}
-	/* From now on a kill of the group cannot reach us: say so. */
-	{
-		struct shep_rec r = { .type = SHEP_FORKED, .pid = s.job };
-
-		report(&s, &r);
+	if (s.session) {
+		/*
+		 * Its session and group exist once its exec result is in: at
+		 * once after a vfork-like start, else when it exec'd or failed.
+		 */
+		s.group = s.job;
+		report_forked(&s);
+		read_exec_result(&s);
+	} else {
+		if (s.sys->in_group != NULL)
+			s.sys->in_group();
+		/* Leave the group: its id stays ours, its members the job's. */
+		if (setpgid(0, home) != 0) {
+			rc = errno;
+			kill(-s.group, SIGKILL);
+			proc_reap(s.job, NULL);
+			setup_failed(&s, rc);
+		}
+		report_forked(&s);
 	}
 	sigprocmask(SIG_UNBLOCK, &chld, NULL);
 
@@ -471,10 +519,17 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		if (pfd[0].revents != 0) {
 			char cmd;
 
-			if (read(s.ctl, &cmd, 1) == 1 && cmd == SHEP_CMD_REMOVE &&
-			    s.reaped && !s.sweeping) {
+			if (read(s.ctl, &cmd, 1) != 1)
+				break;
+			if (cmd == SHEP_CMD_REMOVE && s.reaped && !s.sweeping) {
 				shepherd_remove(s.ctl, plan->become, plan->self,
 				    plan->remove_root, plan->remove_tmp);
+				continue;
+			}
+			if (s.session && (cmd == SHEP_CMD_TERM ||
+			    cmd == SHEP_CMD_KILL)) {
+				signal_job(&s, cmd == SHEP_CMD_TERM ? SIGTERM :
+				    SIGKILL);
 				continue;
 			}
 			break;
@@ -483,6 +538,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	if (!s.reaped) {
 		/* Released early or the helper died: the job must not outlive us. */
 		kill(-s.group, SIGKILL);
+		kill_children(&s);
 		proc_reap(s.job, NULL);
 	}
 	_exit(0);

@@ -1,21 +1,29 @@
 /*
- * The shepherd: one small process per job, forked by the helper. It makes
- * the job's process group with its own pid, forks the job into it, leaves
- * it, and reaps the job (and, on Linux as a subreaper, every orphan of it).
+ * The shepherd: one small process per job, forked by the helper, which
+ * starts the job and reaps it (and, on Linux as a subreaper, every orphan
+ * of it).
  *
- * Why a shepherd: on Linux a zombie keeps its process group alive, so
- * kill(-pgid, 0) cannot tell "only the unreaped leader is left" from "a
- * descendant is still running". Reaping the leader first frees its pid, and
- * then the pgid could be recycled before a cleanup kill. The group's id is
- * the shepherd's pid instead: it cannot be reused while the shepherd lives,
- * and the helper does not reap the shepherd until the job is settled.
+ * On Linux the job leads a session and a group of its own (so that a
+ * terminal it is lent is never its controlling one), and the shepherd is
+ * a child subreaper: every descendant of the job that outlives its parent
+ * comes back to it, in the group or not (setsid, double fork), so once the
+ * job has exited, "the shepherd has no children" proves nothing of the job
+ * is left, in its group or out of it (only its descendants can join its
+ * session's groups). If something is, it sweeps: kills its children
+ * (which are its own, so their pids cannot be recycled under the kill),
+ * reaps them, and repeats until none is left. The group's id is the job's
+ * pid, which is free to be recycled once the job is reaped: so the helper
+ * never signals the group itself; it asks the shepherd (SHEP_CMD_TERM,
+ * SHEP_CMD_KILL), which knows when it reaped the job.
  *
- * On Linux it is also a child subreaper, so every descendant of the job
- * that outlives its parent comes back to it, in the group or not (setsid,
- * double fork): once the job has exited, "the shepherd has no children"
- * proves nothing of the job is left. If something is, it sweeps: kills its
- * children (which are its own, so their pids cannot be recycled under the
- * kill), reaps them, and repeats until none is left.
+ * Where kill(-pgid, 0) is the one proof (macOS, no subreaper), the group
+ * is the shepherd's instead: it makes it with its own pid, forks the job
+ * into it and leaves it. On Linux a zombie keeps its group alive, so the
+ * proof could not tell "only the unreaped leader is left" from "a
+ * descendant is still running", and reaping the leader first would free
+ * its pid for recycling before a cleanup kill; the shepherd's pid cannot
+ * be reused while it lives, and the helper reaps it only once the job is
+ * settled.
  *
  * It reports to the helper over a socketpair and exits when the helper
  * closes its end; if the helper dies first, it kills the group on the way.
@@ -43,10 +51,21 @@ enum shep_type {
 	SHEP_SWEPT = 6,        /* status: how many leftovers it killed */
 	SHEP_REMOVED = 7,      /* err: the fresh root is gone (0) or not */
 	SHEP_FORKED = 8,       /* pid: the job is in its group, we are out */
+	SHEP_SIGNALLED = 9,    /* status: the signal, err: 0 once it reached
+	                          the job's group, ESRCH when the job was
+	                          reaped already, or kill's errno */
 };
 
 /* What the helper may ask of the shepherd, one byte, before it closes. */
 #define SHEP_CMD_REMOVE 'R'    /* remove plan->remove_root */
+/*
+ * Where the job leads a session of its own (plan->own_session), only we
+ * may signal its group: its id is the job's pid, held while the job is
+ * not reaped, and only we know when it is. SIGKILL kills our children
+ * too (those that left the group); each is answered with SIGNALLED.
+ */
+#define SHEP_CMD_TERM 'T'
+#define SHEP_CMD_KILL 'K'
 
 struct shep_rec {
 	enum shep_type type;

@@ -389,7 +389,7 @@ hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 		pid_t parent = parent_of(pids[i + 1]);
 		int k = 0;
 
-		/* The job's group is its shepherd's, or its own: not ours. */
+		/* The job's group is its own (its session's): not ours. */
 		pgids[i] = getpgid(pids[i + 1]);
 		assert_true(pgids[i] > 1);
 		assert_int_not_equal(pgids[i], getpgrp());

@@ -342,23 +342,39 @@ signals_are_default_and_unblocked(void **state)
 	jr_free(&j);
 }
 
-/* Its own group, whose id is the shepherd's pid, not the job's. */
+/*
+ * Its own session, and so its own group, which it leads: not ours. Where
+ * kill(-pgid, 0) is the one proof (macOS's path) the group is the
+ * shepherd's, whose pid is not the job's, in our session.
+ */
 static void
 job_runs_in_its_own_process_group(void **state)
 {
 	struct jr_dirs *d = *state;
+	struct job_env env = jr_env;
 	long pid, pgid, sid;
 	struct jr j;
+	int macos;
 
-	jr_init(&j, LL, d->scratch, "ids", NULL);
-	jr_run(&j);
-	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
-	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
-	assert_int_equal(pid, j.r.pid);
-	assert_int_equal(pgid, j.r.pgid);
-	assert_int_not_equal(pgid, pid);
-	assert_int_not_equal(pgid, getpgrp());
-	jr_free(&j);
+	for (macos = 0; macos < 2; macos++) {
+		env.group_proof_only = macos;
+		jr_init(&j, LL, d->scratch, "ids", NULL);
+		jr_run_env(&j, &env);
+		assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+		assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid,
+		    &sid), 3);
+		assert_int_equal(pid, j.r.pid);
+		assert_int_equal(pgid, j.r.pgid);
+		assert_int_not_equal(pgid, getpgrp());
+		if (macos) {
+			assert_int_not_equal(pgid, pid);
+			assert_int_equal(sid, getsid(0));
+		} else {
+			assert_int_equal(pgid, pid);
+			assert_int_equal(sid, pid);
+		}
+		jr_free(&j);
+	}
 }
 
 static void
@@ -567,16 +583,25 @@ deadline_kill_eperm_is_kill_ambiguous(void **state)
 	jr_free(&j);
 }
 
+/*
+ * Where kill(-pgid, 0) is a proof (without a shepherd, and on macOS's
+ * path; a shepherd's job leading its own session is proven by the
+ * shepherd's account instead, child_check_error_...).
+ */
 static void
 proof_kill_eperm_is_kill_ambiguous(void **state)
 {
 	struct jr_dirs *d = *state;
+	struct job_env env = jr_env;
 	struct jr j;
 
 	kill_fail_sig = 0;
 	kill_fail_errno = EPERM;
 	jr_init(&j, LL, d->scratch, "exit", "0", NULL);
-	run_faked(&j);
+	env.group_proof_only = true;
+	env.sys = &fake_sys;
+	jr_run_env(&j, &env);
+	kill_fail_sig = -1;
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_KILL_AMBIGUOUS);
 	assert_int_equal(j.r.error, EPERM);
 	jr_free(&j);

@@ -133,6 +133,12 @@ intrude(int in_wr, int out_rd, void (*join)(long pid, long pgid))
 bool
 jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 {
+	return jr_run_intruder(j, join) == 0;
+}
+
+int
+jr_run_intruder(struct jr *j, void (*join)(long pid, long pgid))
+{
 	int in[2], out[2], status = 0;
 	pid_t keeper, intruder;
 
@@ -151,8 +157,11 @@ jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 		while (intruder > 0 && waitpid(intruder, &status, 0) < 0 &&
 		    errno == EINTR)
 			;
-		_exit(intruder > 0 && WIFSIGNALED(status) &&
-		    WTERMSIG(status) == SIGKILL ? 0 : 1);
+		if (intruder > 0 && WIFSIGNALED(status) &&
+		    WTERMSIG(status) == SIGKILL)
+			_exit(0);
+		_exit(intruder > 0 && WIFEXITED(status) &&
+		    WEXITSTATUS(status) < 100 ? 100 + WEXITSTATUS(status) : 1);
 	}
 	/* Only the intruder may end the job's stdin. */
 	close(in[1]);
@@ -164,7 +173,7 @@ jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid))
 	close(out[1]);
 	j->spec.stdin_fd = j->spec.stdout_fd = -1;
 	assert_int_equal(waitpid(keeper, &status, 0), keeper);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 int

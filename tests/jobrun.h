@@ -60,6 +60,12 @@ void jr_free(struct jr *j);
  * of SIGKILL (waiting for it, after the job).
  */
 bool jr_run_intruded(struct jr *j, void (*join)(long pid, long pgid));
+/*
+ * The same, saying how the intruder ended: 0 killed by SIGKILL, 100 + N
+ * when it exited N (N < 100; join may _exit, which ends the job's stdin
+ * too), else 1.
+ */
+int jr_run_intruder(struct jr *j, void (*join)(long pid, long pgid));
 
 /*
  * Runs `fixture args...` (NULL-terminated) under a backend in scratch, with

@@ -146,18 +146,17 @@ start_hundred(struct confine *c, struct hu_job *j, struct reaper *r)
 /*
  * The helper stopped (so that it cannot act), its hundred shepherds and
  * then the helper killed outright: every result is Uncertain(helper
- * lost), none Completed, and the jobs run on in their cgroups; the next
- * helper to start beside them kills them all and removes the dead one's
- * cgroups.
+ * lost), none Completed, and each job dies with its shepherd (of the
+ * SIGKILL its parent's death sends it: the shepherd alone signals its
+ * group); the next helper to start beside their cgroups removes them.
  */
 static void
-helper_and_shepherds_killed_the_next_helper_ends_their_jobs(void **state)
+helper_and_shepherds_killed_their_jobs_die_with_them(void **state)
 {
 	static struct hu_job j[HUNDRED];
 	static struct reaper rp;
 	pid_t shep[HUNDRED + 1], helper;
 	struct confine *c, *next;
-	pthread_t t;
 	char *dead;
 	int i, n, status;
 
@@ -181,13 +180,10 @@ helper_and_shepherds_killed_the_next_helper_ends_their_jobs(void **state)
 		status = reap_orphan(shep[i]);
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	}
-	/* Nothing of the first helper ended them: every job runs on. */
-	for (i = 0; i < HUNDRED; i++)
-		assert_int_equal(waitpid(rp.pids[i], &status, WNOHANG), 0);
+	/* Each job died with its shepherd, before any helper could act. */
+	reap_all(&rp);
 	assert_true(tu_exists(dead));
-	assert_int_equal(pthread_create(&t, NULL, reap_all, &rp), 0);
 	assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
 	all_killed(&rp, dead, next);
 }
 
@@ -393,7 +389,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
-		    helper_and_shepherds_killed_the_next_helper_ends_their_jobs),
+		    helper_and_shepherds_killed_their_jobs_die_with_them),
 		cmocka_unit_test(helper_killed_its_guard_ends_its_jobs),
 		cmocka_unit_test(a_dead_guard_is_replaced),
 		cmocka_unit_test(

@@ -554,20 +554,18 @@ tu_path_is(long pid, long pgid, long ppid, long driver)
 {
 	if (path_direct < 0)
 		return "tu_path_setup was not called";
-	if (path_direct && pgid != pid)
-		return "wanted the direct path, and the job does not lead its "
-		    "group: it ran under a shepherd (no cgroup v2 with "
-		    "cgroup.kill for the helper, or CONFINE_SHEPHERD=1 reached it)";
+	/* Either way the job leads its own session, and so its group. */
+	if (pgid != pid)
+		return "the job does not lead its group: it did not make its "
+		    "own session";
 	if (path_direct && ppid != driver)
 		return "wanted the direct path, and the job is not its driver's "
-		    "child";
-	if (!path_direct && (pgid == pid || ppid == driver))
+		    "child: it ran under a shepherd (no cgroup v2 with "
+		    "cgroup.kill for the helper, or CONFINE_SHEPHERD=1 reached it)";
+	if (!path_direct && ppid == driver)
 		return "wanted the shepherd's path, and the job is its driver's "
-		    "child or leads its group: it ran directly "
-		    "(CONFINE_SHEPHERD=1 did not reach the helper)";
-	if (!path_direct && ppid != pgid)
-		return "wanted the shepherd's path, and the job's parent is not "
-		    "its group's, the shepherd's";
+		    "child: it ran directly (CONFINE_SHEPHERD=1 did not reach "
+		    "the helper)";
 	return NULL;
 }
 
@@ -581,6 +579,8 @@ tu_path_ids(const char *out, long pid, long pgid, long driver)
 		return "the job did not print its ids";
 	if (p != pid || g != pgid)
 		return "the job's ids are not its result's";
+	if (sid != p)
+		return "the job does not lead a session of its own";
 	return tu_path_is(p, g, ppid, driver);
 }
 

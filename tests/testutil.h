@@ -86,14 +86,14 @@ void tu_path_setup(void);
 bool tu_path_direct(void);
 /*
  * NULL when a job (pid, pgid and its parent's ppid), started by driver,
- * shows the path tu_path_setup read: direct, it leads its own group as
- * the driver's child; else its group is its parent's, the shepherd's.
+ * shows the path tu_path_setup read: it leads its own group (and
+ * session), as the driver's child directly, else as the shepherd's.
  * Otherwise why not.
  */
 const char *tu_path_is(long pid, long pgid, long ppid, long driver);
 /*
  * The same from the fixture's `ids` line (out), which must agree with
- * the job's result (pid, pgid).
+ * the job's result (pid, pgid), and show the job leading its session.
  */
 const char *tu_path_ids(const char *out, long pid, long pgid, long driver);
 

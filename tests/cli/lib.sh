@@ -81,20 +81,27 @@ gone() {
 }
 
 # The settlement path this target is for (its first argument, direct or
-# shepherd: tests/cli/BUILD.bazel), checked against a job: without a
-# shepherd the job leads its own process group, with one the group is
-# the shepherd's. Without that argument, no path is claimed.
+# shepherd: tests/cli/BUILD.bazel), checked against a job: it leads its
+# own session and group either way; without a shepherd it is confine-run's
+# own child, with one the shepherd's. Without that argument, no path is
+# claimed.
 PATH_EXPECTED=${1:-}
 case_runs_on_the_path_it_is_named_for() {
-	cr -s "$S" --result "$T/r.json" -- "$FIX" exit 0
+	"$RUN" -s "$S" --result "$T/r.json" -- "$FIX" ids >"$T/out" 2>"$T/err" &
+	_cr=$!
+	wait "$_cr"
+	st=$?
 	expect_status 0
 	_pid=$(json "$T/r.json" pid)
 	_pgid=$(json "$T/r.json" pgid)
+	read -r _jpid _jpgid _jsid _jppid <"$T/out" || fail "no ids printed"
+	[ "$_jpid $_jpgid $_jsid" = "$_pid $_pid $_pid" ] && [ "$_pgid" = "$_pid" ] ||
+		fail "pid $_pid, pgid $_pgid, printed $_jpid $_jpgid $_jsid: not its own session"
 	case $PATH_EXPECTED in
-	direct) [ "$_pid" = "$_pgid" ] ||
-		fail "pid $_pid, pgid $_pgid: a shepherd ran it, not confine-run" ;;
-	shepherd) [ "$_pid" != "$_pgid" ] ||
-		fail "pid $_pid leads its group: no shepherd ran it" ;;
+	direct) [ "$_jppid" = "$_cr" ] ||
+		fail "its parent is $_jppid, not confine-run ($_cr): a shepherd ran it" ;;
+	shepherd) [ "$_jppid" != "$_cr" ] ||
+		fail "its parent is confine-run ($_cr): no shepherd ran it" ;;
 	*) fail "no such path: $PATH_EXPECTED" ;;
 	esac
 }

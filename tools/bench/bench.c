@@ -542,17 +542,17 @@ bench_path(const struct runner *r, struct confine *c, const char *who,
 		fprintf(stderr, "bench: %s's helper could not run a job\n", who);
 		return -1;
 	}
-	direct = p.pid == p.pgid;
+	direct = p.direct;
 	/* 1 where it is the path expected. */
 	stats_value("path", who, direct ? "direct" : "shepherd", (long)
 	    run_host_mib(), 0, 0, direct == (!shepherd && can) ? 1 : 0, "");
 	if (direct)
-		bench_line("path: %-17s (pid %ld) direct: a job's pid %ld is its "
-		    "pgid", who, (long)confine_helper_pid(c), (long)p.pid);
+		bench_line("path: %-17s (pid %ld) direct: a job (pid %ld) is its "
+		    "child", who, (long)confine_helper_pid(c), (long)p.pid);
 	else
-		bench_line("path: %-17s (pid %ld) shepherd: a job's pid %ld, its "
-		    "pgid %ld", who, (long)confine_helper_pid(c), (long)p.pid,
-		    (long)p.pgid);
+		bench_line("path: %-17s (pid %ld) shepherd: a job (pid %ld) is "
+		    "a shepherd's child", who, (long)confine_helper_pid(c),
+		    (long)p.pid);
 	if (shepherd && direct)
 		bench_line("      NOT the shepherd path CONFINE_SHEPHERD=1 asks for: "
 		    "these figures are the direct path's");

@@ -133,7 +133,8 @@ int run_open(struct confine **c, const struct confine_options *opt,
 
 /* What one /bin/true job through a helper shows of the helper's path. */
 struct run_probe {
-	pid_t pid, pgid;         /* the same on the direct path */
+	pid_t pid, pgid;         /* the same: it leads its session */
+	bool direct;             /* the helper's own child: no shepherd */
 	char tmp[4096];          /* its private tmp on the host, or "" */
 };
 

@@ -209,11 +209,51 @@ run_open(struct confine **c, const struct confine_options *opt,
 	return rc;
 }
 
+/* A job that prints its parent's pid: the helper's, without a shepherd. */
+static int
+probe_parent(struct confine *c, const char *scratch, pid_t *ppid)
+{
+	static const char *const argv[] = { "sh", "-c", "echo $PPID", NULL };
+	struct confine_result res;
+	struct confine_spec spec;
+	struct confine_job *job;
+	char buf[32];
+	ssize_t n;
+	int p[2], rc;
+
+	if (pipe(p) != 0)
+		return -1;
+	confine_spec_init(&spec);
+	spec.exe = "/bin/sh";
+	spec.argv = argv;
+	spec.scratch = scratch;
+	spec.stdout_fd = p[1];
+	rc = confine_spawn(c, &spec, &job);
+	close(p[1]);
+	if (rc == 0) {
+		rc = confine_wait(job, -1, &res);
+		confine_job_free(job);
+	}
+	n = rc == 0 ? read(p[0], buf, sizeof(buf) - 1) : -1;
+	close(p[0]);
+	if (n <= 0 || res.outcome != CONFINE_COMPLETED)
+		return -1;
+	buf[n] = '\0';
+	*ppid = (pid_t)atol(buf);
+	return 0;
+}
+
 int
 run_probe(struct confine *c, const char *scratch, struct run_probe *out)
 {
+	pid_t ppid;
+
 	memset(out, 0, sizeof(*out));
-	return run_confine(c, scratch, CONFINE_BACKEND_LANDLOCK, 0, NULL, out);
+	if (run_confine(c, scratch, CONFINE_BACKEND_LANDLOCK, 0, NULL, out) != 0 ||
+	    probe_parent(c, scratch, &ppid) != 0)
+		return -1;
+	out->direct = ppid == confine_helper_pid(c);
+	return 0;
 }
 
 /* ---- the floors ---- */
