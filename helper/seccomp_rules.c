@@ -4,6 +4,7 @@
  * the test that holds the two equal. No helper links libseccomp.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -80,11 +81,58 @@ rule(scmp_filter_ctx ctx, int err, const char *name, unsigned n,
 	NELEM(((const struct scmp_arg_cmp[]){ __VA_ARGS__ })),              \
 	(const struct scmp_arg_cmp[]){ __VA_ARGS__ })
 
+/*
+ * No setuid or setgid file, by any call that sets a mode: a root job's
+ * scratch root is an ordinary directory of the host's, nosuid only in the
+ * job's own view, and any local user could run what it left there with
+ * the job's uid. The mode is a umode_t: its low 32 bits are all there is.
+ * mkdir and mkdirat are not listed: the kernel keeps only the permission
+ * and sticky bits of their mode. openat2's mode is in memory, out of a
+ * filter's reach: ENOSYS, so that callers fall back to openat.
+ */
+static int
+add_setid_rules(scmp_filter_ctx ctx)
+{
+	static const struct {
+		const char *name;
+		unsigned arg;
+	} modes[] = {
+		{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 },
+		{ "fchmodat2", 2 }, { "open", 2 }, { "openat", 3 },
+		{ "creat", 1 }, { "mknod", 1 }, { "mknodat", 2 },
+	};
+	static const unsigned bits[] = { S_ISUID, S_ISGID };
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < NELEM(modes); i++)
+		for (k = 0; rc == 0 && k < NELEM(bits); k++) {
+			struct scmp_arg_cmp mode = { .arg = modes[i].arg,
+				.op = SCMP_CMP_MASKED_EQ, .datum_a = bits[k],
+				.datum_b = bits[k] };
+
+			rc = rule(ctx, EPERM, modes[i].name, 1, &mode);
+		}
+	if (rc == 0)
+		rc = rule(ctx, ENOSYS, "openat2", 0, NULL);
+	return rc;
+}
+
 static int
 add_rules(scmp_filter_ctx ctx)
 {
-	/* ioctl's cmd is an int: compare its low 32 bits only. */
-	static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX };
+	/*
+	 * A terminal it is lent stays its owner's: no input pushed into it,
+	 * no console switching, no other line discipline (N_NULL: the user's
+	 * shell would read nothing after the job), no exclusive mode, no
+	 * console redirection, no hangup. Its size, its modes, reading and
+	 * writing stay. Taking its foreground (TIOCSPGRP) or making it a
+	 * controlling terminal (TIOCSCTTY) the kernel refuses by itself: the
+	 * job runs in a session of its own, and the terminal is another's.
+	 * ioctl's cmd is an int: compare its low 32 bits only.
+	 */
+	static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX,
+		TIOCSETD, TIOCEXCL, TIOCCONS, TIOCVHANGUP };
 	size_t i;
 	int rc;
 
@@ -121,14 +169,38 @@ add_rules(scmp_filter_ctx ctx)
 	}
 	/*
 	 * A pair of the job's own unix sockets, stream or seqpacket: connected
-	 * to each other, they address nothing else. A datagram one could send
-	 * to any socket by its name (sendmsg's address is out of reach).
+	 * to each other, they address nothing else. Every other type is
+	 * refused, not only SOCK_DGRAM: the kernel makes SOCK_RAW a datagram
+	 * pair too, and a datagram one could send to any socket by its name
+	 * (sendmsg's address is out of reach). The type is the low four bits
+	 * (SOCK_TYPE_MASK), so these sixteen values are all there are.
 	 */
 	if (rc == 0)
 		rc = RULE(ctx, "socketpair", SCMP_A0_64(SCMP_CMP_NE, AF_UNIX));
+	for (i = 0; rc == 0 && i < 16; i++)
+		if (i != SOCK_STREAM && i != SOCK_SEQPACKET)
+			rc = RULE(ctx, "socketpair",
+			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, i));
+	/*
+	 * No name of its own: an abstract one could be the host's (a
+	 * service's traffic taken, its own bind EADDRINUSE), and its pairs and
+	 * the sockets it is lent need none.
+	 */
 	if (rc == 0)
-		rc = RULE(ctx, "socketpair",
-		    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+		rc = RULE0(ctx, "bind");
+	if (rc == 0)
+		rc = add_setid_rules(ctx);
+	/*
+	 * A read lease on a file it may only read would hold back every host
+	 * process that opens it for writing; one on its own files is refused
+	 * with them (a write lease needs a descriptor open for writing, which
+	 * only its own files give). EACCES, as the kernel answers a lease on
+	 * a file not one's own.
+	 */
+	if (rc == 0)
+		rc = rule(ctx, EACCES, "fcntl", 2, (const struct scmp_arg_cmp[]){
+		    SCMP_A1_32(SCMP_CMP_EQ, F_SETLEASE),
+		    SCMP_A2_32(SCMP_CMP_EQ, F_RDLCK) });
 	/* sendto with an address; without one it is send(). */
 	if (rc == 0)
 		rc = RULE(ctx, "sendto", SCMP_A4_64(SCMP_CMP_NE, 0));

@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -871,6 +872,64 @@ cmd_tiocsti(int argc, char **argv)
 	return result(ioctl(0, TIOCSTI, &c), "TIOCSTI");
 }
 
+/*
+ * lease PATH: a read lease on a file opened read-only, held until stdin
+ * ends ("leased" on stdout once it is); its errno if refused.
+ */
+static int
+cmd_lease(int argc, char **argv)
+{
+	char c;
+	int fd;
+
+	if (argc < 3)
+		return 125;
+	/* The host's open for writing breaks it with SIGIO: not our end. */
+	signal(SIGIO, SIG_IGN);
+	if ((fd = open(argv[2], O_RDONLY | O_CLOEXEC)) < 0)
+		return result(-1, argv[2]);
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
+		return result(-1, "F_SETLEASE");
+	printf("leased\n");
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	close(fd);
+	return 0;
+}
+
+/*
+ * tty OP: what a job may do to the terminal on its stdin. setd: the line
+ * discipline, to N_NULL; excl: exclusive mode; fg: the foreground group,
+ * to its own; ctty: the terminal as its controlling one; winsz and modes:
+ * its size and modes, read and set to what they are.
+ */
+static int
+cmd_tty(int argc, char **argv)
+{
+	struct winsize ws;
+	struct termios t;
+	int n_null = 27;
+
+	if (argc < 3)
+		return 125;
+	if (strcmp(argv[2], "setd") == 0)
+		return result(ioctl(0, TIOCSETD, &n_null), "TIOCSETD");
+	if (strcmp(argv[2], "excl") == 0)
+		return result(ioctl(0, TIOCEXCL), "TIOCEXCL");
+	if (strcmp(argv[2], "fg") == 0)
+		return result(tcsetpgrp(0, getpgrp()), "TIOCSPGRP");
+	if (strcmp(argv[2], "ctty") == 0)
+		return result(ioctl(0, TIOCSCTTY, 0), "TIOCSCTTY");
+	if (strcmp(argv[2], "winsz") == 0)
+		return result(ioctl(0, TIOCGWINSZ, &ws) != 0 ? -1 :
+		    ioctl(0, TIOCSWINSZ, &ws), "TIOCSWINSZ");
+	if (strcmp(argv[2], "modes") == 0)
+		return result(tcgetattr(0, &t) != 0 ? -1 :
+		    tcsetattr(0, TCSANOW, &t), "tcsetattr");
+	return 125;
+}
+
 /* Stops itself: only SIGKILL (or SIGCONT) moves it on. */
 static int
 cmd_stop(int argc, char **argv)
@@ -971,9 +1030,12 @@ static const struct {
 	{ "ptrace", cmd_ptrace },
 	{ "proc-open", cmd_proc_open },
 	{ "tiocsti", cmd_tiocsti },
+	{ "tty", cmd_tty },
+	{ "lease", cmd_lease },
 	{ "stop", cmd_stop },
 	{ "tree", cmd_tree },
 	{ "meta", probe_meta },
+	{ "setid", probe_setid },
 	{ "host", probe_host },
 	{ "surface", probe_surface },
 	{ "proc", probe_proc },

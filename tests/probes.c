@@ -152,6 +152,92 @@ probe_meta(int argc, char **argv)
 	return RUN(ops, argc, argv, 3);
 }
 
+/*
+ * ---- setid OP PATH: a setuid or setgid file made, by each call that
+ * sets a mode. PATH must not exist, but for the chmod family, which sets
+ * the bits on an existing file. ----
+ */
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+/* linux/openat2.h's, which Debian 12's headers lack. */
+struct open_how_ {
+	uint64_t flags, mode, resolve;
+};
+
+static long
+made(int fd)
+{
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static long s_chmod_u(const char *p) { return chmod(p, 04755); }
+static long s_chmod_g(const char *p) { return chmod(p, 02755); }
+static long s_fchmod_fd(int fd) { return fchmod(fd, 06755); }
+static long s_fchmod(const char *p) { return opened(p, O_RDONLY, s_fchmod_fd); }
+static long s_fchmodat(const char *p) { return fchmodat(AT_FDCWD, p, 04755, 0); }
+static long s_fchmodat2(const char *p) { return syscall(SYS_fchmodat2, AT_FDCWD, p, 02755, 0); }
+static long s_open(const char *p) { return made(open(p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 04755)); }
+static long s_openat(const char *p) { return made(openat(AT_FDCWD, p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 02755)); }
+static long s_creat(const char *p) { return made(creat(p, 06755)); }
+static long s_mknod(const char *p) { return mknod(p, S_IFREG | 04755, 0); }
+static long s_mknodat(const char *p) { return mknodat(AT_FDCWD, p, S_IFREG | 02755, 0); }
+
+static long
+s_openat2(const char *p)
+{
+	struct open_how_ how = { .flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+		.mode = 04755 };
+
+	return made((int)syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof(how)));
+}
+
+/* Not refused: the kernel keeps only the permission and sticky bits. */
+static long s_mkdir(const char *p) { return mkdir(p, 06777); }
+
+/* An O_TMPFILE with the bits, then named. */
+static long
+s_tmpfile(const char *p)
+{
+	char dir[4096], proc[64];
+	const char *slash = strrchr(p, '/');
+	int fd;
+	long rc;
+
+	if (slash == NULL || (size_t)(slash - p) >= sizeof(dir))
+		return (errno = EINVAL, -1);
+	memcpy(dir, p, (size_t)(slash - p));
+	dir[slash - p] = '\0';
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 04755);
+	if (fd < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rc = linkat(AT_FDCWD, proc, AT_FDCWD, p, AT_SYMLINK_FOLLOW);
+	close(fd);
+	return rc;
+}
+
+int
+probe_setid(int argc, char **argv)
+{
+	static const struct op ops[] = {
+		{ "chmod-u", s_chmod_u }, { "chmod-g", s_chmod_g },
+		{ "fchmod", s_fchmod }, { "fchmodat", s_fchmodat },
+		{ "fchmodat2", s_fchmodat2 }, { "open", s_open },
+		{ "openat", s_openat }, { "creat", s_creat },
+		{ "mknod", s_mknod }, { "mknodat", s_mknodat },
+		{ "openat2", s_openat2 }, { "mkdir", s_mkdir },
+		{ "tmpfile", s_tmpfile },
+	};
+
+	return RUN(ops, argc, argv, 3);
+}
+
 /* ---- host OP: the machine's own state, set to what it already is ---- */
 
 static long
@@ -617,6 +703,8 @@ k_pair(int type)
 }
 
 static long k_dgram(const char *a) { (void)a; return k_pair(SOCK_DGRAM); }
+/* The kernel makes a SOCK_RAW unix pair a datagram one. */
+static long k_raw(const char *a) { (void)a; return k_pair(SOCK_RAW); }
 static long k_seqpacket(const char *a) { (void)a; return k_pair(SOCK_SEQPACKET); }
 static long k_stream(const char *a) { (void)a; return k_pair(SOCK_STREAM); }
 
@@ -631,6 +719,46 @@ k_dgram_send(const char *path)
 	if (len == 0 || socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
 		return -1;
 	return sendto(sv[0], "hi", 2, 0, (struct sockaddr *)&sun, len);
+}
+
+/*
+ * A SOCK_RAW pair of its own, then one datagram by sendmsg to a socket by
+ * name, with a descriptor (SCM_RIGHTS): what the host's socket would get.
+ */
+static long
+k_raw_sendmsg(const char *path)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], hi[2] = { 'h', 'i' };
+	struct iovec iov = { hi, 2 };
+	struct sockaddr_un sun;
+	struct msghdr m = { .msg_name = &sun, .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int sv[2], fd = 0;  /* stdin: not the pipe the test reads to its end */
+
+	if ((m.msg_namelen = unix_addr(path, &sun)) == 0 ||
+	    socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sv[0], &m, 0);
+}
+
+/* A name (pathname or @abstract) bound to one end of a pair of its own. */
+static long
+k_bind(const char *path)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr(path, &sun);
+	int sv[2];
+
+	if (len == 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	return bind(sv[0], (struct sockaddr *)&sun, len);
 }
 
 /* A descriptor through a stream pair of its own: SCM_RIGHTS. */
@@ -668,7 +796,8 @@ probe_pair(int argc, char **argv)
 	static const struct op ops[] = {
 		{ "dgram", k_dgram }, { "seqpacket", k_seqpacket },
 		{ "stream", k_stream }, { "dgram-send", k_dgram_send },
-		{ "pass", k_pass },
+		{ "pass", k_pass }, { "raw", k_raw },
+		{ "raw-sendmsg", k_raw_sendmsg }, { "bind", k_bind },
 	};
 
 	return RUN(ops, argc, argv, 3);

@@ -6,6 +6,7 @@
 #define FIXTURE_NO_IA32 200
 
 int probe_meta(int argc, char **argv);     /* meta OP PATH */
+int probe_setid(int argc, char **argv);    /* setid OP PATH */
 int probe_host(int argc, char **argv);     /* host OP */
 int probe_surface(int argc, char **argv);  /* surface OP */
 int probe_proc(int argc, char **argv);     /* proc OP self|child|PID [ARG] */

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -34,6 +35,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "tests/jobrun.h"
@@ -102,8 +104,9 @@ metadata_outside_is_read_only(void **state)
 		file_reset(out, &st);
 		assert_int_equal(PROBE(NONE, d->scratch, "meta", meta_ops[i], out), 0);
 		file_reset(out, &st);
+		/* A setuid bit is seccomp's to refuse, before the view. */
 		assert_int_equal(PROBE(LL, d->scratch, "meta", meta_ops[i], out),
-		    EROFS);
+		    strcmp(meta_ops[i], "suid") == 0 ? EPERM : EROFS);
 		assert_unchanged(out, &st);
 	}
 	free(out);
@@ -119,15 +122,252 @@ metadata_inside_is_the_jobs(void **state)
 	size_t i;
 
 	for (i = 0; i < NELEM(meta_ops); i++) {
+		if (strcmp(meta_ops[i], "suid") == 0)
+			continue;  /* no_setid_file_is_left */
 		file_reset(in, &st);
 		assert_int_equal(PROBE(LL, d->scratch, "meta", meta_ops[i], in), 0);
 	}
-	/* A setuid bit may be set there; it gives nothing (nosuid, and NNP). */
-	file_reset(in, &st);
-	assert_int_equal(PROBE(LL, d->scratch, "meta", "suid", in), 0);
-	assert_int_equal(stat(in, &st), 0);
-	assert_true(st.st_mode & S_ISUID);
 	free(in);
+}
+
+/*
+ * ---- setuid and setgid files ----
+ *
+ * A setuid or setgid file in the scratch root would outlive the job: on
+ * the host the root is an ordinary directory, and any local user could run
+ * what a root job left there as root. Every call that sets a mode, paired:
+ * unconfined the file has the bit, as the host sees it; confined the call
+ * is refused and no file with the bit is there.
+ */
+
+static const struct {
+	const char *op;
+	bool exists;       /* the chmod family: on a file made first */
+	int confined;      /* the errno confined */
+} setid_ops[] = {
+	{ "chmod-u", true, EPERM }, { "chmod-g", true, EPERM },
+	{ "fchmod", true, EPERM }, { "fchmodat", true, EPERM },
+	{ "fchmodat2", true, EPERM }, { "open", false, EPERM },
+	{ "openat", false, EPERM }, { "creat", false, EPERM },
+	{ "mknod", false, EPERM }, { "mknodat", false, EPERM },
+	{ "tmpfile", false, EPERM }, { "openat2", false, ENOSYS },
+};
+
+/* The host's view: whether path is there with a setuid or setgid bit. */
+static bool
+setid_there(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0;
+}
+
+static void
+no_setid_file_is_left(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *in = tu_join(d->scratch, "f");
+	struct stat st;
+	size_t i;
+	int b;
+
+	for (i = 0; i < NELEM(setid_ops); i++) {
+		for (b = 0; b < 2; b++) {
+			(void)unlink(in);
+			if (setid_ops[i].exists)
+				file_reset(in, &st);
+			assert_int_equal(PROBE(b ? LL : NONE, d->scratch, "setid",
+			    setid_ops[i].op, in), b ? setid_ops[i].confined : 0);
+			if (setid_there(in) != !b)
+				fail_msg("%s %s: the host sees %s setid file",
+				    setid_ops[i].op, b ? "confined" : "unconfined",
+				    b ? "a" : "no");
+		}
+	}
+	/* mkdir keeps no such bit, confined or not: allowed. */
+	(void)unlink(in);
+	assert_int_equal(PROBE(LL, d->scratch, "setid", "mkdir", in), 0);
+	assert_false(setid_there(in));
+	assert_int_equal(rmdir(in), 0);
+	free(in);
+}
+
+/*
+ * ---- the terminal it is lent ----
+ *
+ * The user's terminal, lent as the job's stdin: a pty whose slave is the
+ * controlling terminal of a session of ours (a child's, which leads it and
+ * holds the foreground), as a shell's is. What the job may do to it is
+ * checked from that session, the user's side.
+ */
+
+struct tty_case {
+	const char *op;
+	int unconfined, confined;
+};
+
+static int tty_bad;
+
+#define TTY_CHECK(cond, ...) do {                                          \
+		if (!(cond)) {                                                  \
+			printf("terminal: " __VA_ARGS__);                       \
+			printf("\n");                                           \
+			tty_bad++;                                              \
+		}                                                               \
+	} while (0)
+
+/* The terminal as the user left it: N_TTY, not exclusive, ours in front. */
+static void
+tty_as_left(int tty, const char *what)
+{
+	int ldisc = -1, excl = -1;
+
+	TTY_CHECK(ioctl(tty, TIOCGETD, &ldisc) == 0 && ldisc == 0,
+	    "%s: its line discipline is %d", what, ldisc);
+	TTY_CHECK(ioctl(tty, TIOCGEXCL, &excl) == 0 && excl == 0,
+	    "%s: exclusive (%d)", what, excl);
+	TTY_CHECK(tcgetpgrp(tty) == getpgrp(), "%s: the foreground is %ld",
+	    what, (long)tcgetpgrp(tty));
+	TTY_CHECK(tcgetsid(tty) == getsid(0), "%s: its session is %ld", what,
+	    (long)tcgetsid(tty));
+}
+
+static _Noreturn void
+lent_terminal(const char *scratch, int master)
+{
+	/* What the unconfined job may do, the confined one may not. */
+	static const struct tty_case cases[] = {
+		{ "setd", 0, EPERM }, { "excl", 0, EPERM },
+		/* Neither: the job leads a session of its own. */
+		{ "fg", ENOTTY, ENOTTY }, { "ctty", EPERM, EPERM },
+		/* What programs need: both. */
+		{ "winsz", 0, 0 }, { "modes", 0, 0 },
+	};
+	int tty, b, rc, n_tty = 0;
+	size_t i;
+
+	if (setsid() < 0 ||
+	    (tty = open(ptsname(master), O_RDWR | O_CLOEXEC)) < 0 ||
+	    tcsetpgrp(tty, getpgrp()) != 0)
+		_exit(100);
+	/* Without a shepherd the driver is the jobs' subreaper: we are. */
+	if (jr_env.direct && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		_exit(101);
+	for (i = 0; i < NELEM(cases); i++)
+		for (b = 0; b < 2; b++) {
+			rc = jr_probe(b ? LL : NONE, scratch, tty, NULL,
+			    (const char *const[]){ "tty", cases[i].op, NULL });
+			TTY_CHECK(rc == (b ? cases[i].confined :
+			    cases[i].unconfined), "%s %s: %d", cases[i].op,
+			    b ? "confined" : "unconfined", rc);
+			if (!b && rc == 0 && strcmp(cases[i].op, "setd") == 0) {
+				int ldisc = -1;
+
+				/* It took: the user's side sees it, then mends it. */
+				TTY_CHECK(ioctl(tty, TIOCGETD, &ldisc) == 0 &&
+				    ldisc == 27, "setd took no effect (%d)", ldisc);
+				(void)ioctl(tty, TIOCSETD, &n_tty);
+			}
+			if (!b && rc == 0 && strcmp(cases[i].op, "excl") == 0) {
+				int excl = -1;
+
+				TTY_CHECK(ioctl(tty, TIOCGEXCL, &excl) == 0 &&
+				    excl == 1, "excl took no effect (%d)", excl);
+				(void)ioctl(tty, TIOCNXCL);
+			}
+			tty_as_left(tty, cases[i].op);
+		}
+	fflush(stdout);
+	_exit(tty_bad > 99 ? 99 : tty_bad);
+}
+
+static void
+the_lent_terminal_stays_the_users(void **state)
+{
+	struct jr_dirs *d = *state;
+	int master, status;
+	pid_t pid;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		lent_terminal(d->scratch, master);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(master);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
+ * ---- leases ----
+ *
+ * A read lease on a file it may only read would hold back every host
+ * process that opens the file for writing, for as long as the job
+ * lives. The job takes one (by a file of its user's own outside the
+ * scratch root) and waits; the host meanwhile opens the file for
+ * writing without blocking: EWOULDBLOCK while a lease is held.
+ */
+static int
+lease_probe(enum confine_backend b, const char *scratch, const char *path,
+    bool *held)
+{
+	int in[2], status = 0, i, fd;
+	bool done = false;
+	pid_t pid;
+
+	*held = false;
+	assert_int_equal(pipe(in), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(in[1]);
+		if (jr_env.direct && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+			_exit(120);
+		_exit(jr_probe(b, scratch, in[0], NULL,
+		    (const char *const[]){ "lease", path, NULL }));
+	}
+	close(in[0]);
+	/* A minute at the most: a loaded machine is slow to start a job. */
+	for (i = 0; i < 6000 && !done; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			done = true;
+			break;
+		}
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+		} else if (errno == EWOULDBLOCK) {
+			*held = true;
+			break;
+		}
+		usleep(10000);
+	}
+	close(in[1]);
+	if (!done)
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void
+no_lease_on_what_it_may_only_read(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *out = tu_join(d->outside, "leased");
+	bool held;
+
+	jr_put(out, "x");
+	assert_int_equal(lease_probe(NONE, d->scratch, out, &held), 0);
+	assert_true(held);
+	assert_int_equal(lease_probe(LL, d->scratch, out, &held), EACCES);
+	assert_false(held);
+	free(out);
 }
 
 /* ---- the machine's own state (root) ---- */
@@ -303,8 +543,9 @@ struct listener {
 	int fd, afd;
 };
 
+/* A datagram socket bound to path (@ for an abstract name), or -1. */
 static int
-bound_dgram(const char *path)
+bound_dgram_try(const char *path)
 {
 	struct sockaddr_un sun;
 	socklen_t len = sizeof(sun);
@@ -319,7 +560,19 @@ bound_dgram(const char *path)
 		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 		    strlen(path));
 	}
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun, len), 0);
+	if (bind(fd, (struct sockaddr *)&sun, len) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+bound_dgram(const char *path)
+{
+	int fd = bound_dgram_try(path);
+
+	assert_true(fd >= 0);
 	return fd;
 }
 
@@ -366,6 +619,20 @@ pair_datagram(struct jr_dirs *d, const char *to, int fd)
 	assert_int_equal(drained(fd), 0);
 }
 
+/*
+ * The same by sendmsg from a SOCK_RAW pair, a descriptor with it: the
+ * kernel makes that type a datagram pair, so the filter allows the types
+ * that address nothing (stream, seqpacket) and refuses every other.
+ */
+static void
+raw_datagram(struct jr_dirs *d, const char *to, int fd)
+{
+	assert_int_equal(PROBE(NONE, d->scratch, "pair", "raw-sendmsg", to), 0);
+	assert_int_equal(drained(fd), 1);
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "raw-sendmsg", to), EPERM);
+	assert_int_equal(drained(fd), 0);
+}
+
 static void
 no_datagram_of_its_own_leaves(void **state)
 {
@@ -374,9 +641,46 @@ no_datagram_of_its_own_leaves(void **state)
 
 	listener_open(&l);
 	PAIR(d, 0, EPERM, "pair", "dgram");
+	PAIR(d, 0, EPERM, "pair", "raw");
 	pair_datagram(d, l.path, l.fd);
 	pair_datagram(d, l.name, l.afd);
+	raw_datagram(d, l.path, l.fd);
+	raw_datagram(d, l.name, l.afd);
 	listener_close(&l);
+}
+
+/* Whether an abstract name is bound on the host: bound again, it is not. */
+static bool
+abstract_free(const char *name)
+{
+	int fd = bound_dgram_try(name);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * No name of its own, abstract or not: an abstract one could be the
+ * host's to take (a service's traffic, its own bind EADDRINUSE).
+ */
+static void
+no_name_is_taken(void **state)
+{
+	struct jr_dirs *d = *state;
+	char name[64], *path = tu_join(d->scratch, "s");
+
+	snprintf(name, sizeof(name), "@confine-reach-bind-%ld", (long)getpid());
+	assert_int_equal(PROBE(NONE, d->scratch, "pair", "bind", name), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", name), EPERM);
+	assert_true(abstract_free(name));
+	/* By a name relative to its cwd, the scratch root: sun_path is short. */
+	assert_int_equal(PROBE(NONE, d->scratch, "pair", "bind", "s"), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", "s"), EPERM);
+	assert_false(tu_exists(path));
+	free(path);
 }
 
 /* Its own stream and seqpacket pairs address nothing else: they stay. */
@@ -570,12 +874,16 @@ run_root(void)
 		cmocka_unit_test(jr_on_its_path),
 		T(metadata_outside_is_read_only),
 		T(metadata_inside_is_the_jobs),
+		T(no_setid_file_is_left),
 		T(host_state_is_refused),
 		T(a_root_job_holds_no_capability),
 		T(kernel_surface_is_refused),
 		T(a_device_node_in_the_scratch_root_is_dead),
 		T(no_device_node_is_made),
 		T(no_datagram_of_its_own_leaves),
+		T(no_name_is_taken),
+		T(the_lent_terminal_stays_the_users),
+		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
 		T(a_given_socket_sends_to_no_address),
 		T(a_given_datagram_socket_reaches_pathname_sockets_by_sendmsg),
@@ -593,9 +901,13 @@ run_as_user(void)
 		cmocka_unit_test(jr_on_its_path),
 		T(metadata_outside_is_read_only),
 		T(metadata_inside_is_the_jobs),
+		T(no_setid_file_is_left),
 		T(kernel_surface_is_refused),
 		T(a_device_node_in_the_scratch_root_is_dead),
 		T(no_datagram_of_its_own_leaves),
+		T(no_name_is_taken),
+		T(the_lent_terminal_stays_the_users),
+		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
 		T(a_given_socket_sends_to_no_address),
 		T(another_process_is_out_of_reach),

@@ -11,10 +11,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 #include <cmocka.h>
 
@@ -37,12 +45,55 @@ the_prebuilt_program_is_what_libseccomp_compiles(void **state)
 	free(insns);
 }
 
-/* socket(AF_INET) in a child: its errno, or 0. */
+
+/*
+ * Each rule that refuses by an argument, called so that it is harmless
+ * when allowed (a closed descriptor, a path that does not exist): the
+ * kernel's own answer unfiltered, the filter's filtered.
+ */
+static long
+call(int what)
+{
+	struct { uint64_t flags, mode, resolve; } how = { 0, 0, 0 };
+	int sv[2], n_null = 27;
+
+	switch (what) {
+	case 0: return ioctl(-1, TIOCCONS);
+	case 1: return ioctl(-1, TIOCVHANGUP);
+	case 2: return ioctl(-1, TIOCSETD, &n_null);
+	case 3: return ioctl(-1, TIOCEXCL);
+	case 4: return fcntl(-1, F_SETLEASE, F_RDLCK);
+	case 5: return bind(-1, NULL, 0);
+	case 6: return syscall(SYS_openat2, -1, "x", &how, sizeof(how));
+	case 7: return chmod("/nonexistent/confine", 04755);
+	case 8: return chmod("/nonexistent/confine", 02755);
+	case 9: return open("/nonexistent/confine", O_CREAT | O_WRONLY, 04755);
+	case 10: return mknod("/nonexistent/confine", S_IFREG | 02755, 0);
+	case 11: return socketpair(AF_UNIX, SOCK_RAW, 0, sv);
+	case 12: return socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+	case 13: return fcntl(-1, F_SETLEASE, F_WRLCK);    /* allowed */
+	case 14: return chmod("/nonexistent/confine", 01777);  /* allowed */
+	case 15: return socket(AF_INET, SOCK_STREAM, 0);
+	default: return 0;
+	}
+}
+
+static const struct {
+	int unfiltered, filtered;
+} calls[] = {
+	{ EBADF, EPERM }, { EBADF, EPERM }, { EBADF, EPERM }, { EBADF, EPERM },
+	{ EBADF, EACCES }, { EBADF, EPERM }, { EBADF, ENOSYS },
+	{ ENOENT, EPERM }, { ENOENT, EPERM }, { ENOENT, EPERM },
+	{ ENOENT, EPERM }, { 0, EPERM }, { 0, EPERM }, { EBADF, EBADF },
+	{ ENOENT, ENOENT }, { 0, EPERM },
+};
+#define CALL_SOCKET 15
+
 static int
-socket_errno(bool filtered)
+call_errno(int what, bool filtered)
 {
 	struct seccomp_prog prog;
-	int status, err;
+	int status;
 	pid_t pid;
 
 	seccomp_program(&prog);
@@ -52,8 +103,7 @@ socket_errno(bool filtered)
 		if (filtered && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 		    seccomp_apply(&prog) != 0))
 			_exit(255);
-		err = socket(AF_INET, SOCK_STREAM, 0) < 0 ? errno : 0;
-		_exit(err);
+		_exit(call(what) < 0 ? errno : 0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -64,8 +114,25 @@ static void
 the_prebuilt_program_refuses(void **state)
 {
 	(void)state;
-	assert_int_equal(socket_errno(false), 0);
-	assert_int_equal(socket_errno(true), EPERM);
+	assert_int_equal(call_errno(CALL_SOCKET, false), 0);
+	assert_int_equal(call_errno(CALL_SOCKET, true), EPERM);
+}
+
+static void
+each_argument_rule_refuses_with_its_errno(void **state)
+{
+	size_t i;
+	int got;
+
+	(void)state;
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if ((got = call_errno((int)i, false)) != calls[i].unfiltered)
+			fail_msg("call %zu unfiltered: errno %d, wanted %d", i,
+			    got, calls[i].unfiltered);
+		if ((got = call_errno((int)i, true)) != calls[i].filtered)
+			fail_msg("call %zu filtered: errno %d, wanted %d", i,
+			    got, calls[i].filtered);
+	}
 }
 
 int
@@ -74,6 +141,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_prebuilt_program_is_what_libseccomp_compiles),
 		cmocka_unit_test(the_prebuilt_program_refuses),
+		cmocka_unit_test(each_argument_rule_refuses_with_its_errno),
 	};
 
 	return cmocka_run_group_tests_name("seccomp", tests, NULL, NULL);
