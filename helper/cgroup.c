@@ -635,10 +635,12 @@ cgroup_join(const int procs[CGROUP_JOINS])
  * it waits for its pipe's end, which comes when its starter has exited
  * (the write end is never closed before), then writes cgroup.kill. A
  * failed call of its would write its starter's errno: none can fail
- * before that end, and after it nothing reads it.
+ * before that end, and after it nothing reads it. What it writes to is
+ * opened by its starter, before it is made: a guard that could open
+ * nothing would guard nothing, and no one would know.
  */
 static struct shared_guard {
-	int pipe, end, dir;  /* the pipe's two ends, the cgroup */
+	int pipe, end, kill;  /* the pipe's two ends, cgroup.kill */
 } shared;
 
 /*
@@ -665,7 +667,6 @@ shared_guard_main(void *arg)
 	const struct shared_guard *g = arg;
 	sigset_t all;
 	char c;
-	long fd;
 
 	sigfillset(&all);
 	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, _NSIG / 8);
@@ -673,10 +674,20 @@ shared_guard_main(void *arg)
 	(void)syscall(SYS_close, g->end);
 	while (syscall(SYS_read, g->pipe, &c, 1) > 0)
 		;
-	fd = syscall(SYS_openat, g->dir, "cgroup.kill", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0)
-		(void)syscall(SYS_write, (int)fd, "1", 1);
+	(void)syscall(SYS_write, g->kill, "1", 1);
 	return 0;
+}
+
+/* The helper's cgroup.kill, to be written when it dies: opened now. */
+static int
+open_kill(const struct cgroup_env *env)
+{
+	int fd;
+
+	if (env->v2 < 0 || !env->v2_kill)
+		return -ENOTSUP;
+	fd = openat(env->v2, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
 }
 
 int
@@ -687,20 +698,19 @@ cgroup_guard_shared(const struct cgroup_env *env, pid_t *guard)
 
 	if (!SHARED_GUARD)
 		return cgroup_guard(env, guard);
-	if (env->v2 < 0 || !env->v2_kill)
-		return -ENOTSUP;
-	if ((rc = fd_pipe(p)) != 0)
+	if ((shared.kill = open_kill(env)) < 0)
+		return shared.kill;
+	if ((rc = fd_pipe(p)) != 0) {
+		close(shared.kill);
 		return rc;
-	/* A descriptor of its own: ours holds the claim. */
+	}
 	shared.pipe = p[0];
 	shared.end = p[1];
-	shared.dir = openat(env->v2, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	pid = shared.dir < 0 ? -1 : clone(shared_guard_main,
-	    shared_stack + sizeof(shared_stack), CLONE_VM | SIGCHLD, &shared);
+	pid = clone(shared_guard_main, shared_stack + sizeof(shared_stack),
+	    CLONE_VM | SIGCHLD, &shared);
 	rc = pid < 0 ? -errno : 0;
 	close(p[0]);
-	if (shared.dir >= 0)
-		close(shared.dir);
+	close(shared.kill);
 	if (rc != 0) {
 		close(p[1]);
 		return rc;
@@ -713,26 +723,24 @@ int
 cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
-	int p[2], done[2], keep[3], rc, fd;
+	int p[2] = { -1, -1 }, done[2] = { -1, -1 }, keep[3], rc, kill;
 	size_t i;
 	pid_t pid;
 	char c;
 
-	if (env->v2 < 0 || !env->v2_kill)
-		return -ENOTSUP;
-	if ((rc = fd_pipe(p)) != 0)
-		return rc;
-	if ((rc = fd_pipe(done)) != 0) {
-		close(p[0]);
-		close(p[1]);
+	/* Opened here, where a failure is the caller's to know of. */
+	if ((kill = open_kill(env)) < 0)
+		return kill;
+	if ((rc = fd_pipe(p)) != 0 || (rc = fd_pipe(done)) != 0) {
+		fd_closep(&p[0]);
+		fd_closep(&p[1]);
+		close(kill);
 		return rc;
 	}
 	pid = fork();
 	if (pid == 0) {
-		/* A descriptor of its own: the helper's holds the claim. */
 		keep[0] = p[0];
-		keep[1] = openat(env->v2, ".", O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC);
+		keep[1] = kill;
 		keep[2] = done[1];
 		fd_close_except(keep, 3);
 		close(done[1]);
@@ -740,9 +748,7 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 			(void)signal(sigs[i], SIG_DFL);
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
-		fd = keep[1] >= 0 ? openat(keep[1], "cgroup.kill",
-		    O_WRONLY | O_CLOEXEC) : -1;
-		if (fd >= 0 && write(fd, "1", 1) != 1) {
+		if (write(kill, "1", 1) != 1) {
 			/* Gone with the helper's own cleanup: nothing to kill. */
 		}
 		_exit(0);
@@ -750,6 +756,7 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 	rc = pid < 0 ? -errno : 0;
 	close(p[0]);
 	close(done[1]);
+	close(kill);
 	/*
 	 * Forked, it holds the helper's sockets too until it closes them: a
 	 * host would not see the helper die, nor a client its connection

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -714,6 +715,81 @@ without_a_shepherd_the_job_is_ours_and_leads_its_group(void **state)
 	}
 }
 
+/*
+ * Fills the descriptor table but for free slots: the lowest numbers, as
+ * the kernel hands out. Returns the first of those taken, to free with
+ * unfill().
+ */
+static int
+fill_but(int free_slots, int *top)
+{
+	int first = -1, fd, i, spare[8];
+
+	assert_true(free_slots <= 8);
+	for (i = 0; i < free_slots; i++)
+		assert_true((spare[i] = dup(0)) >= 0);
+	while ((fd = dup(0)) >= 0) {
+		if (first < 0)
+			first = fd;
+		*top = fd;
+	}
+	assert_int_equal(errno, EMFILE);
+	for (i = 0; i < free_slots; i++)
+		close(spare[i]);
+	return first;
+}
+
+static void
+unfill(int first, int top)
+{
+	while (top >= first)
+		close(top--);
+}
+
+/*
+ * The guard writes cgroup.kill when the helper dies. What it writes to is
+ * opened before it is made: at the descriptor limit a guard could open
+ * nothing, and would guard nothing while the helper thought it guarded.
+ * A forked guard needs five descriptors (cgroup.kill and two pipes), a
+ * shared one three (no pipe to say it is ready): one fewer, and none is
+ * started; with them, it starts, and ends the helper's cgroup once its
+ * pipe ends.
+ */
+static void
+a_guard_that_could_open_nothing_is_not_started(void **state)
+{
+	struct cgroup_env env;
+	struct rlimit was, low;
+	int shared, first, top, fd, status;
+	pid_t pid;
+
+	(void)state;
+	/* A helper's cgroup of its own: the guard ends what is beneath it. */
+	cgroup_env_init(&env);
+	assert_true(env.v2 >= 0 && env.v2_kill);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = was;
+	low.rlim_cur = 256;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	for (shared = 0; shared < 2; shared++) {
+		first = fill_but(shared ? 2 : 4, &top);
+		fd = shared ? cgroup_guard_shared(&env, &pid) :
+		    cgroup_guard(&env, &pid);
+		unfill(first, top);
+		assert_int_equal(fd, -EMFILE);
+		first = fill_but(shared ? 3 : 5, &top);
+		fd = shared ? cgroup_guard_shared(&env, &pid) :
+		    cgroup_guard(&env, &pid);
+		unfill(first, top);
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	cgroup_env_fini(&env);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, jr_dirs_setup, jr_dirs_teardown)
 
 int
@@ -738,6 +814,7 @@ main(void)
 		T(deadline_kills_through_cgroup_kill),
 		T(without_a_shepherd_the_job_is_ours_and_leads_its_group),
 		cmocka_unit_test(populated_is_read_strictly),
+		cmocka_unit_test(a_guard_that_could_open_nothing_is_not_started),
 		cmocka_unit_test(settled_cgroups_are_removed_later_or_kept),
 		cmocka_unit_test(process_bound_without_cgroups_is_rlimit_nproc_for_a_user),
 	};
