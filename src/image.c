@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,61 +11,45 @@
 #define MFD_EXEC 0x0010U
 #endif
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int image_err;
-static char path_buf[32];
-
 /*
- * Written once, then sealed: no one, not even this process, may change
- * what the next helper runs.
+ * Written, then sealed: no one, not even this process, may change what
+ * the helper runs. Made for each start, and closed after it: a
+ * descriptor kept for the next start would be the host's to close or
+ * reuse by mistake, and that start would exec whatever was there.
  */
-static int
-make(void)
+int
+image_open(char path[IMAGE_PATH_LEN], int *fd)
 {
 	size_t off = 0;
 	ssize_t n;
-	int fd, high;
+	int mfd, high, rc;
 
-	fd = memfd_create("confine-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING |
+	mfd = memfd_create("confine-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING |
 	    MFD_EXEC);
-	if (fd < 0 && errno == EINVAL)  /* before Linux 6.3: no MFD_EXEC */
-		fd = memfd_create("confine-helper", MFD_CLOEXEC |
+	if (mfd < 0 && errno == EINVAL)  /* before Linux 6.3: no MFD_EXEC */
+		mfd = memfd_create("confine-helper", MFD_CLOEXEC |
 		    MFD_ALLOW_SEALING);
-	if (fd < 0)
+	if (mfd < 0)
 		return -errno;
 	while (off < image_len) {
-		n = write(fd, image_bytes + off,
-		    image_len - off);
+		n = write(mfd, image_bytes + off, image_len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fd_closep(&fd);
-			return n < 0 ? -errno : -EIO;
+			rc = n < 0 ? -errno : -EIO;
+			close(mfd);
+			return rc;
 		}
 		off += (size_t)n;
 	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-	    F_SEAL_SEAL) != 0 || (high = fcntl(fd, F_DUPFD_CLOEXEC, 10)) < 0) {
-		fd_closep(&fd);
-		return -errno;
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	    F_SEAL_SEAL) != 0 || (high = fcntl(mfd, F_DUPFD_CLOEXEC, 10)) < 0) {
+		rc = -errno;
+		close(mfd);
+		return rc;
 	}
-	close(fd);
-	snprintf(path_buf, sizeof(path_buf), "/proc/self/fd/%d", high);
-	return 0;
-}
-
-static void
-make_once(void)
-{
-	image_err = make();
-}
-
-int
-image_path(const char **path)
-{
-	pthread_once(&once, make_once);
-	if (image_err != 0)
-		return image_err;
-	*path = path_buf;
+	close(mfd);
+	snprintf(path, IMAGE_PATH_LEN, "/proc/self/fd/%d", high);
+	*fd = high;
 	return 0;
 }

@@ -16,12 +16,16 @@
 extern CONFINE_HIDDEN const unsigned char image_bytes[];
 extern CONFINE_HIDDEN const size_t image_len;
 
+#define IMAGE_PATH_LEN 32
+
 /*
- * A path that execs the image, "/proc/self/fd/N", valid in this process
- * and in a child it spawns (N is close-on-exec, and above 9 so that the
- * spawn's own file actions leave it alone). Made once per process, then
- * the same; thread-safe. Returns 0, or -errno with nothing made.
+ * The image in a sealed memfd of its own, *fd (close-on-exec, above 9 so
+ * that a spawn's own file actions leave it alone), and the path that
+ * execs it, "/proc/self/fd/N": valid in this process and in a child it
+ * spawns, until the caller closes *fd, which it does once the helper is
+ * spawned. One each start; thread-safe. Returns 0, or -errno with
+ * nothing made.
  */
-int image_path(const char **path);
+int image_open(char path[IMAGE_PATH_LEN], int *fd);
 
 #endif

@@ -119,14 +119,16 @@ int
 launch_embedded(const char *path, pid_t *pid, int *fd)
 {
 #ifdef __linux__
-	const char *image;
-	int rc = image_path(&image);
+	char image[IMAGE_PATH_LEN];
+	int rc, ifd;
 
 	(void)path;
-	if (rc != 0)
+	if ((rc = image_open(image, &ifd)) != 0)
 		return bail(-rc, "the library's own helper cannot be run from "
 		    "memory: %s", strerror(-rc));
-	return launch_spawn(image, pid, fd);
+	rc = launch_spawn(image, pid, fd);
+	close(ifd);
+	return rc;
 #else
 	if (path == NULL)
 		return bail(ENOENT, "no helper binary (options, $CONFINE_HELPER, "

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -849,6 +850,64 @@ a_threaded_host_gets_the_carried_helper_and_its_replacements(void **state)
 }
 
 /*
+ * A host that closes a descriptor it does not know of, and opens another
+ * file in its place (here: every descriptor of ours that holds the
+ * helper's image gets a script that leaves a mark), must still get the
+ * library's own helper when it is replaced: no descriptor of the image is
+ * kept between starts, and the replacement's is its own.
+ */
+static void
+a_host_reusing_our_descriptors_still_gets_our_helper(void **state)
+{
+	char *dir = tu_mkdtemp("reuse"), *script = tu_join(dir, "impostor");
+	char *mark = tu_join(dir, "ran"), *scratch = tu_join(dir, "s");
+	char link[300], target[64], text[256];
+	struct confine *c;
+	struct dirent *e;
+	int fd, n, reused = 0;
+	pid_t old;
+	DIR *d;
+
+	(void)state;
+	assert_int_equal(mkdir(scratch, 0755), 0);
+	snprintf(text, sizeof(text), "#!/bin/sh\ntouch '%s'\n", mark);
+	fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(hu_open(&c, CONFINE_MODE_AUTO, NULL), 0);
+	old = confine_helper_pid(c);
+	assert_int_equal(completes(c, scratch), 0);
+	fd = open(script, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_non_null(d = opendir("/proc/self/fd"));
+	while ((e = readdir(d)) != NULL) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		n = (int)readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strncmp(target, "/memfd:confine-helper", 21) == 0) {
+			assert_true(dup2(fd, atoi(e->d_name)) >= 0);
+			reused++;
+		}
+	}
+	closedir(d);
+	close(fd);
+	assert_int_equal(kill(old, SIGKILL), 0);
+	hu_await_exit(old);
+	assert_int_equal(completes(c, scratch), 0);
+	assert_true(runs_from_memory(confine_helper_pid(c)));
+	assert_false(tu_exists(mark));
+	assert_int_equal(reused, 0);
+	confine_close(c);
+	free(script);
+	free(mark);
+	free(scratch);
+	free(dir);
+}
+
+/*
  * The helper binary: options->helper_path, else $CONFINE_HELPER, else the
  * install location, each tried only when the one before is not given.
  */
@@ -944,6 +1003,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(socket_is_private_by_default),
 		cmocka_unit_test(a_threaded_host_gets_the_carried_helper_and_its_replacements),
 		cmocka_unit_test(helper_path_options_then_environment_then_default),
+		cmocka_unit_test(a_host_reusing_our_descriptors_still_gets_our_helper),
 		cmocka_unit_test(missing_helper_binary_is_a_clear_error),
 	};
 	int failed = 0;

@@ -37,7 +37,7 @@ HOSTS(wire_get_settled)
 HOSTS(settle_select)
 HOSTS(spec_check)
 HOSTS(proc_reap)
-HOSTS(image_path)
+HOSTS(image_open)
 
 int
 main(int argc, char **argv)
