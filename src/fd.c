@@ -1,8 +1,13 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
 #include "src/fd.h"
@@ -115,17 +120,81 @@ fd_socket(int domain, int type)
 	return fd;
 }
 
+#ifdef __linux__
+struct dirent64_ {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/*
+ * Without close_range (before Linux 5.9, or refused): the descriptors
+ * /proc/self/fd lists, read with getdents64 into a buffer of the stack
+ * (no allocation: after fork). Returns 0, or -1 where /proc cannot be
+ * read. Closing while listing is safe there: an entry's offset is its
+ * number.
+ */
+static int
+close_listed(int lo, int hi)
+{
+	char buf[1024];
+	long n, i, fd;
+	int dir;
+
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; ) {
+			const struct dirent64_ *e = (const void *)(buf + i);
+			const char *c = e->name;
+
+			i += e->reclen;
+			for (fd = 0; *c >= '0' && *c <= '9' && fd <= INT_MAX; c++)
+				fd = fd * 10 + (*c - '0');
+			if (*c != '\0' || c == e->name || fd == dir || fd < lo ||
+			    (hi >= 0 && fd > hi))
+				continue;
+			close((int)fd);
+		}
+	}
+	close(dir);
+	return n == 0 ? 0 : -1;
+}
+#endif
+
+#define FD_BOUND (1L << 20)
+
 static void
 close_range_from(int lo, int hi)
 {
+	struct rlimit rl;
+	long max;
+
 #ifdef __linux__
 	if (close_range((unsigned)lo, (unsigned)hi, 0) == 0)
 		return;
+	if (close_listed(lo, hi) == 0)
+		return;
 #endif
-	if (hi < 0 || hi > 65535) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		hi = max > 0 && max < 65536 ? (int)max - 1 : 65535;
+	/*
+	 * Every number a descriptor can have: below the hard limit (one
+	 * opened before the soft limit was lowered is above the soft one);
+	 * where that is unbounded, below the soft limit; at most Linux's own
+	 * bound on any process's (fs.nr_open's default).
+	 */
+	if (hi < 0) {
+		max = -1;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= FD_BOUND)
+			max = (long)rl.rlim_max;
+		if (max <= 0)
+			max = sysconf(_SC_OPEN_MAX);
+		if (max <= 0 || max > FD_BOUND)
+			max = FD_BOUND;
+		hi = (int)(max - 1);
 	}
 	for (; lo <= hi; lo++)
 		close(lo);
