@@ -17,3 +17,9 @@ SECCOMP_LINKOPTS = select({
     "//:linux": ["-lseccomp"],
     "//conditions:default": [],
 })
+
+# CONFINE_TEST_SWITCHES where the build is for the tests (//:test_switches).
+TEST_SWITCHES = select({
+    "//:test_switches": ["CONFINE_TEST_SWITCHES"],
+    "//conditions:default": [],
+})

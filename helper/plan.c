@@ -112,16 +112,22 @@ sysreads_made(struct sysreads *sr)
 #ifdef __linux__
 /*
  * Jobs without a shepherd: where a v2 cgroup with cgroup.kill holds each
- * job, and we can be the subreaper that collects its orphans. Not with
- * CONFINE_SHEPHERD=1 in our environment: the shepherd's path, kept for
- * machines without such a cgroup, to be tested where there is one.
+ * job, and we can be the subreaper that collects its orphans. In a build
+ * for the tests only (//:test_switches), not with CONFINE_SHEPHERD=1 in
+ * our environment: the shepherd's path, kept for machines without such a
+ * cgroup, to be tested where there is one. No host's environment chooses
+ * a production helper's path.
  */
 static bool
 direct_possible(const struct cgroup_env *cg)
 {
+#ifdef CONFINE_TEST_SWITCHES
 	const char *force = getenv("CONFINE_SHEPHERD");
 
-	if (cg->v2 < 0 || !cg->v2_kill || (force != NULL && strcmp(force, "1") == 0))
+	if (force != NULL && strcmp(force, "1") == 0)
+		return false;
+#endif
+	if (cg->v2 < 0 || !cg->v2_kill)
 		return false;
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 }

@@ -47,7 +47,7 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	char parent[24], *argv[6], *envp[3] = { NULL, NULL, NULL };
-	const char *tmpdir = getenv("TMPDIR"), *shep = getenv("CONFINE_SHEPHERD");
+	const char *tmpdir = getenv("TMPDIR");
 	size_t ne = 0;
 	int sv[2], rc, moved;
 	sigset_t none, all;
@@ -89,17 +89,23 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	/*
 	 * Nothing of the host's environment but where it keeps temporary
-	 * files (the helper makes its jobs' private tmps there), and whether
-	 * it must run every job under a shepherd (CONFINE_SHEPHERD=1).
+	 * files (the helper makes its jobs' private tmps there), and, in a
+	 * build for the tests only, whether it must run every job under a
+	 * shepherd (CONFINE_SHEPHERD=1).
 	 */
+#ifdef CONFINE_TEST_SWITCHES
+	const char *shep = getenv("CONFINE_SHEPHERD");
+#endif
 	if (tmpdir != NULL && tmpdir[0] == '/' &&
 	    asprintf(&envp[ne++], "TMPDIR=%s", tmpdir) < 0) {
 		envp[--ne] = NULL;
 		rc = ENOMEM;
 	}
+#ifdef CONFINE_TEST_SWITCHES
 	if (rc == 0 && shep != NULL && strcmp(shep, "1") == 0 &&
 	    (envp[ne] = strdup("CONFINE_SHEPHERD=1")) == NULL)
 		rc = ENOMEM;
+#endif
 	if (rc == 0)
 		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
 	free(envp[0]);
