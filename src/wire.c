@@ -417,7 +417,7 @@ wire_get_step(struct wire_rd *r)
 {
 	uint32_t step = wire_get_u32(r);
 
-	return step <= CONFINE_STEP_IDENTITY ? (enum confine_step)step :
+	return step <= WIRE_STEP_LAST ? (enum confine_step)step :
 	    CONFINE_STEP_EXEC;
 }
 
@@ -484,7 +484,7 @@ wire_get_settled(const uint8_t *p, size_t len, struct confine_result *res)
 	res->scratch_kept = kept & 1;
 	res->tmp_kept = kept >> 1;
 	if (outcome < CONFINE_COMPLETED || outcome > CONFINE_UNCERTAIN ||
-	    reason > CONFINE_REASON_HELPER_LOST || step > CONFINE_STEP_LIMITS ||
+	    reason > CONFINE_REASON_HELPER_LOST || step > WIRE_STEP_LAST ||
 	    backend > CONFINE_BACKEND_NONE || proof > CONFINE_PROOF_CGROUP)
 		r.err = -EBADMSG;
 	res->outcome = (enum confine_outcome)outcome;

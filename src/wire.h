@@ -110,6 +110,12 @@ uint32_t wire_get_u32(struct wire_rd *r);
 uint64_t wire_get_u64(struct wire_rd *r);
 /* NUL at the end and nowhere else; NULL (and err) otherwise. */
 const char *wire_get_str(struct wire_rd *r);
+/*
+ * The last step there is: every decoder of a step takes the same range,
+ * CONFINE_STEP_NONE to this.
+ */
+#define WIRE_STEP_LAST CONFINE_STEP_IDENTITY
+
 /* A step of enum confine_step; one it does not know reads as EXEC. */
 enum confine_step wire_get_step(struct wire_rd *r);
 /* 0 when all was read and nothing was left over, else -EBADMSG. */

@@ -654,6 +654,13 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	q[1] = CONFINE_REASON_NONE;
 	q[5] = 4;  /* kept: only the root's and the tmp's bits */
 	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
+	q[5] = 0;
+	/* Every step there is, the last one too, as the other decoder. */
+	q[2] = CONFINE_STEP_IDENTITY;
+	assert_int_equal(wire_get_settled(q, len, &d), 0);
+	assert_int_equal(d.step, CONFINE_STEP_IDENTITY);
+	q[2] = WIRE_STEP_LAST + 1;
+	assert_int_equal(wire_get_settled(q, len, &d), -EBADMSG);
 	wire_buf_free(&b);
 }
 
