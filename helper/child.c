@@ -24,12 +24,13 @@
 #endif
 
 static _Noreturn void
-fail(int errfd, enum confine_step step, int err)
+fail(int errfd, enum confine_step step, enum op op, int err)
 {
 	unsigned char rec[CHILD_ERR_LEN];
 	struct wire_buf b = WIRE_BUF_FIXED(rec);
 
 	wire_put_u32(&b, (uint32_t)step);
+	wire_put_u32(&b, (uint32_t)op);
 	wire_put_u32(&b, (uint32_t)err);
 	if (write(errfd, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
 		/* Nothing left to tell it with: the exit status stands alone. */
@@ -38,11 +39,14 @@ fail(int errfd, enum confine_step step, int err)
 }
 
 enum confine_step
-child_err_decode(const unsigned char rec[CHILD_ERR_LEN], int *err)
+child_err_decode(const unsigned char rec[CHILD_ERR_LEN], enum op *op,
+    int *err)
 {
 	struct wire_rd r = WIRE_RD(rec, CHILD_ERR_LEN);
 	enum confine_step step = wire_get_step(&r);
+	uint32_t o = wire_get_u32(&r);
 
+	*op = o <= OP_LAST ? (enum op)o : OP_NONE;
 	*err = (int)wire_get_u32(&r);
 	return step;
 }
@@ -120,18 +124,20 @@ reset_signals(void)
  * that exec cannot refill.
  */
 static int
-confine_view(const struct child_plan *p)
+confine_view(const struct child_plan *p, enum op *op)
 {
 #ifdef __linux__
 	int rc;
 
 	if (p->backend != CONFINE_BACKEND_LANDLOCK)
 		return 0;
-	if ((rc = mountns_apply(&p->view)) != 0)
+	if ((rc = mountns_apply(&p->view, op)) != 0)
 		return rc;
+	*op = OP_CAPBSET_DROP;
 	return caps_drop_bounding();
 #else
 	(void)p;
+	(void)op;
 	return 0;
 #endif
 }
@@ -150,17 +156,20 @@ confine_caps(const struct child_plan *p)
 
 /* The rest: Landlock and seccomp. */
 static int
-confine(const struct child_plan *p)
+confine(const struct child_plan *p, enum op *op)
 {
 	int rc = 0;
 
 	switch (p->backend) {
 	case CONFINE_BACKEND_LANDLOCK:
 #ifdef __linux__
-		rc = landlock_apply(p->landlock, p->policy);
-		if (rc == 0)
+		rc = landlock_apply(p->landlock, p->policy, op);
+		if (rc == 0) {
+			*op = OP_SECCOMP;
 			rc = seccomp_apply(p->seccomp);
+		}
 #else
+		(void)op;
 		rc = -ENOTSUP;
 #endif
 		break;
@@ -232,6 +241,7 @@ check_program(const char *exe)
 void
 child_exec(const struct child_plan *p, int errfd)
 {
+	enum op op = OP_NONE;
 	int rc;
 
 	/*
@@ -240,28 +250,28 @@ child_exec(const struct child_plan *p, int errfd)
 	 * is the one proof (macOS), and made there before.
 	 */
 	if (p->own_session && setsid() < 0)
-		fail(errfd, CONFINE_STEP_SIGNALS, errno);
+		fail(errfd, CONFINE_STEP_SIGNALS, OP_SETSID, errno);
 	if ((rc = reset_signals()) != 0)
-		fail(errfd, CONFINE_STEP_SIGNALS, -rc);
+		fail(errfd, CONFINE_STEP_SIGNALS, OP_SIGMASK, -rc);
 #ifdef __linux__
 	if ((rc = cgroup_join(p->cg_procs)) != 0)
-		fail(errfd, CONFINE_STEP_LIMITS, -rc);
+		fail(errfd, CONFINE_STEP_LIMITS, OP_CGROUP_JOIN, -rc);
 #endif
 	if ((rc = place_stdio(p->fd, &errfd)) != 0)
-		fail(errfd, CONFINE_STEP_STDIO, -rc);
+		fail(errfd, CONFINE_STEP_STDIO, OP_STDIO, -rc);
 	/*
 	 * A client's job: its groups and gid now, and its uid for the paths
 	 * the view resolves; the uid itself once the view is made (setting it
 	 * takes the capabilities the view needs).
 	 */
-	if (p->become != NULL && (rc = ident_start(p->become)) != 0)
-		fail(errfd, CONFINE_STEP_IDENTITY, -rc);
-	if ((rc = confine_view(p)) != 0)
-		fail(errfd, CONFINE_STEP_CONFINE, -rc);
-	if (p->become != NULL && (rc = ident_finish(p->become)) != 0)
-		fail(errfd, CONFINE_STEP_IDENTITY, -rc);
+	if (p->become != NULL && (rc = ident_start(p->become, &op)) != 0)
+		fail(errfd, CONFINE_STEP_IDENTITY, op, -rc);
+	if ((rc = confine_view(p, &op)) != 0)
+		fail(errfd, CONFINE_STEP_CONFINE, op, -rc);
+	if (p->become != NULL && (rc = ident_finish(p->become, &op)) != 0)
+		fail(errfd, CONFINE_STEP_IDENTITY, op, -rc);
 	if ((rc = confine_caps(p)) != 0)
-		fail(errfd, CONFINE_STEP_CONFINE, -rc);
+		fail(errfd, CONFINE_STEP_CONFINE, OP_CAPSET, -rc);
 	/*
 	 * The scratch root must be the job's to write, as it now is (a root
 	 * job without capabilities is any user): refused here, rather than
@@ -269,16 +279,16 @@ child_exec(const struct child_plan *p, int errfd)
 	 */
 	if (p->policy->scratch != NULL && faccessat(AT_FDCWD,
 	    p->policy->scratch, W_OK | X_OK, AT_EACCESS) != 0)
-		fail(errfd, CONFINE_STEP_IDENTITY, errno);
+		fail(errfd, CONFINE_STEP_IDENTITY, OP_SCRATCH_ACCESS, errno);
 	/* In the view, as the job's own user: the writable root's copy. */
 	if (chdir(p->cwd) != 0)
-		fail(errfd, CONFINE_STEP_CWD, errno);
-	if ((rc = confine(p)) != 0)
-		fail(errfd, CONFINE_STEP_CONFINE, -rc);
+		fail(errfd, CONFINE_STEP_CWD, OP_CHDIR, errno);
+	if ((rc = confine(p, &op)) != 0)
+		fail(errfd, CONFINE_STEP_CONFINE, op, -rc);
 	if (p->path != p->exe && (rc = check_program(p->exe)) != 0)
-		fail(errfd, CONFINE_STEP_EXEC, -rc);
+		fail(errfd, CONFINE_STEP_EXEC, OP_PROGRAM, -rc);
 	if ((rc = apply_limits(p)) != 0)
-		fail(errfd, CONFINE_STEP_LIMITS, -rc);
+		fail(errfd, CONFINE_STEP_LIMITS, OP_SETRLIMIT, -rc);
 #ifdef __linux__
 	/*
 	 * A shepherd that dies takes its job with it: it alone signals the
@@ -287,13 +297,13 @@ child_exec(const struct child_plan *p, int errfd)
 	 */
 	if (p->die_with_parent) {
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-			fail(errfd, CONFINE_STEP_SIGNALS, errno);
+			fail(errfd, CONFINE_STEP_SIGNALS, OP_PDEATHSIG, errno);
 		if (getppid() != p->parent)
-			fail(errfd, CONFINE_STEP_SIGNALS, ESRCH);
+			fail(errfd, CONFINE_STEP_SIGNALS, OP_PDEATHSIG, ESRCH);
 	}
 #endif
 	execve(p->path, p->argv, p->envp);
-	fail(errfd, CONFINE_STEP_EXEC, errno);
+	fail(errfd, CONFINE_STEP_EXEC, OP_EXECVE, errno);
 }
 
 /*

@@ -8,8 +8,8 @@
  * checked; rlimits, last (so that a low RLIMIT_NOFILE cannot starve the
  * setup); exec with exactly the given environment. (The process group is
  * the shepherd's, or with own_session the job's own session and group,
- * made first of all.) A failure is written to errfd as {step, errno}; EOF
- * on its read end means exec happened.
+ * made first of all.) A failure is written to errfd as {step, the call
+ * (helper/op.h), errno}; EOF on its read end means exec happened.
  */
 #ifndef CONFINE_CHILD_H
 #define CONFINE_CHILD_H
@@ -19,12 +19,13 @@
 
 #include "confine/confine.h"
 #include "helper/ident.h"
+#include "helper/op.h"
 #include "helper/policy.h"
 #ifdef __linux__
 #include "helper/mountns.h"
 #endif
 
-#define CHILD_ERR_LEN 8
+#define CHILD_ERR_LEN 12
 
 struct landlock_plan;
 struct seccomp_prog;
@@ -69,8 +70,8 @@ _Noreturn void child_exec(const struct child_plan *p, int errfd);
  */
 pid_t child_start(const struct child_plan *p, int errfd);
 
-/* Decodes an error record; returns the step, fills *err. */
+/* Decodes an error record; returns the step, fills *op and *err. */
 enum confine_step child_err_decode(const unsigned char rec[CHILD_ERR_LEN],
-    int *err);
+    enum op *op, int *err);
 
 #endif

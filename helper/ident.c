@@ -172,27 +172,35 @@ ident_leave(const struct ident *self)
  * suspended parent.
  */
 int
-ident_start(const struct ident *id)
+ident_start(const struct ident *id, enum op *op)
 {
+	*op = OP_SETGROUPS;
 #ifdef __linux__
-	if (syscall(SYS_setgroups, id->ngroups, id->groups) != 0 ||
-	    syscall(SYS_setresgid, id->gid, id->gid, id->gid) != 0)
+	if (syscall(SYS_setgroups, id->ngroups, id->groups) != 0)
+		return -errno;
+	*op = OP_SETRESGID;
+	if (syscall(SYS_setresgid, id->gid, id->gid, id->gid) != 0)
 		return -errno;
 	/* setfsuid says only what was before: ask again to know it took. */
+	*op = OP_SETFSUID;
 	(void)syscall(SYS_setfsuid, id->uid);
 	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != id->uid)
 		return -EPERM;
-	return 0;
 #else
-	if (setgroups((int)id->ngroups, id->groups) != 0 || setgid(id->gid) != 0)
+	if (setgroups((int)id->ngroups, id->groups) != 0)
 		return -errno;
-	return 0;
+	*op = OP_SETRESGID;
+	if (setgid(id->gid) != 0)
+		return -errno;
 #endif
+	*op = OP_NONE;
+	return 0;
 }
 
 int
-ident_finish(const struct ident *id)
+ident_finish(const struct ident *id, enum op *op)
 {
+	*op = OP_SETRESUID;
 #ifdef __linux__
 	if (syscall(SYS_setresuid, id->uid, id->uid, id->uid) != 0)
 		return -errno;
@@ -205,5 +213,6 @@ ident_finish(const struct ident *id)
 	if (id->uid != 0 && setuid(0) == 0)
 		return -EPERM;
 #endif
+	*op = OP_NONE;
 	return 0;
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "helper/op.h"
+
 #define IDENT_MAX_GROUPS 256
 
 struct ident {
@@ -61,8 +63,9 @@ void ident_leave(const struct ident *self);
  * and its uid for file access (Linux: the fsuid, so that root can still
  * make the job's mount namespace, resolving paths as the peer); then
  * ident_finish sets the uid itself, which clears every capability.
+ * Returns 0 or -errno, with the call that failed in *op.
  */
-int ident_start(const struct ident *id);
-int ident_finish(const struct ident *id);
+int ident_start(const struct ident *id, enum op *op);
+int ident_finish(const struct ident *id, enum op *op);
 
 #endif

@@ -223,7 +223,7 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 	rec->pid = pid;
 	if (n == (ssize_t)sizeof(buf)) {
 		rec->type = SHEP_EXEC_FAILED;
-		rec->step = child_err_decode(buf, &rec->err);
+		rec->step = child_err_decode(buf, &rec->op, &rec->err);
 	}
 	j->shep = pid;
 	return 0;
@@ -341,6 +341,8 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 #endif
 	j->relayed = !j->direct && p.child.own_session;
 	if (rc != 0) {
+		j->refused_op = p.op;
+		j->refused_err = p.op_err;
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
 		if (p.tmp != NULL)
@@ -613,10 +615,12 @@ finish(struct job *j)
 }
 
 static void
-refuse(struct job *j, int err, const char *why)
+refuse(struct job *j, int err, const char *why, enum op op, int op_err)
 {
 	j->refused = err;
 	j->why = why;
+	j->refused_op = op;
+	j->refused_err = op_err;
 	j->events |= JOB_EV_REFUSED;
 }
 
@@ -793,14 +797,16 @@ on_exec(struct job *j, const struct shep_rec *r, int64_t now)
 		refuse(j, r->err > 0 ? -r->err : -EPERM,
 		    r->err == EACCES || r->err == EROFS ?
 		    "the job's user may not write its scratch root" :
-		    "the job could not take its client's uid, gid and groups");
+		    "the job could not take its client's uid, gid and groups",
+		    r->op, r->err);
 		j->result.error = r->err;
 	} else if (r->step == CONFINE_STEP_CONFINE ||
 	    r->step == CONFINE_STEP_LIMITS) {
 		/* Never run unconfined or unbounded: refused. */
 		refuse(j, -ENOTSUP, r->step == CONFINE_STEP_CONFINE ?
 		    "the confinement could not be applied" :
-		    "a resource bound or cgroup could not be applied");
+		    "a resource bound or cgroup could not be applied", r->op,
+		    r->err);
 		j->result.error = r->err;
 	} else {
 		j->events |= JOB_EV_STARTED;
@@ -865,7 +871,7 @@ static void
 on_setup_failed(struct job *j, const struct shep_rec *r, int64_t now)
 {
 	(void)now;
-	refuse(j, -r->err, "the shepherd could not start the job");
+	refuse(j, -r->err, "the shepherd could not start the job", OP_NONE, 0);
 	finish(j);
 }
 
@@ -991,7 +997,8 @@ job_shepherd_lost(struct job *j, int64_t now)
 		(void)j->sys->kill(-j->result.pid, SIGKILL);
 	(void)kill_all(j);
 	if (j->phase == JOB_STARTING)
-		refuse(j, -ECHILD, "the shepherd died before the job started");
+		refuse(j, -ECHILD, "the shepherd died before the job started",
+		    OP_NONE, 0);
 	else
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_HELPER_LOST, 0, CONFINE_STEP_NONE);

@@ -123,6 +123,8 @@ struct job {
 	unsigned events;
 	int refused;                   /* -errno with JOB_EV_REFUSED */
 	const char *why;               /* what was refused, in words */
+	enum op refused_op;            /* the call that failed, or OP_NONE: */
+	int refused_err;               /* its errno */
 	struct confine_result result;  /* final with JOB_EV_SETTLED */
 
 	/* Private to job.c. */

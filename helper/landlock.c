@@ -91,8 +91,10 @@ add_path(int ruleset, const char *path, uint64_t access)
 }
 
 int
-landlock_apply(const struct landlock_plan *plan, const struct policy *p)
+landlock_apply(const struct landlock_plan *plan, const struct policy *p,
+    enum op *failed)
 {
+	enum op op_, *op = failed != NULL ? failed : &op_;
 	uint64_t read = p->read_narrow ? plan->fs_read : 0;
 	struct ll_ruleset_attr attr = {
 		.handled_access_fs = plan->fs_handled | read,
@@ -102,11 +104,14 @@ landlock_apply(const struct landlock_plan *plan, const struct policy *p)
 	size_t i;
 	int ruleset, rc;
 
+	*op = OP_NO_NEW_PRIVS;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -errno;
+	*op = OP_LANDLOCK_CREATE;
 	ruleset = (int)syscall(LL_NR_CREATE_RULESET, &attr, sizeof(attr), 0);
 	if (ruleset < 0)
 		return -errno;
+	*op = OP_LANDLOCK_ADD_RULE;
 	rc = add_path(ruleset, p->scratch, plan->fs_scratch | read);
 	if (rc == 0 && p->tmp != NULL)
 		rc = add_path(ruleset, p->tmp, plan->fs_scratch | read);
@@ -116,8 +121,12 @@ landlock_apply(const struct landlock_plan *plan, const struct policy *p)
 		rc = add_path(ruleset, p->devices[i], plan->fs_file | read);
 	for (i = 0; rc == 0 && p->read_narrow && i < p->nreadable; i++)
 		rc = add_path(ruleset, p->readable[i], plan->fs_read);
+	if (rc == 0)
+		*op = OP_LANDLOCK_RESTRICT;
 	if (rc == 0 && syscall(LL_NR_RESTRICT_SELF, ruleset, 0) != 0)
 		rc = -errno;
 	close(ruleset);
+	if (rc == 0)
+		*op = OP_NONE;
 	return rc;
 }

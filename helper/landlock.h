@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "helper/op.h"
 #include "helper/policy.h"
 
 /* Signal scoping arrived in ABI 6; without it a job could kill its helper. */
@@ -41,9 +42,11 @@ int landlock_plan(int abi, struct landlock_plan *plan);
  * plan->fs_scratch beneath the scratch root and plan->fs_file on /dev/null
  * and each device node, then landlock_restrict_self. With reads narrowed
  * the ruleset handles plan->fs_read too, granted with those and on each
- * readable tree (on a file, its file rights). Returns 0 or -errno; on
- * error the caller must not exec.
+ * readable tree (on a file, its file rights). Returns 0 or -errno, and
+ * the call that failed in *failed (NULL: not wanted); on error the caller
+ * must not exec.
  */
-int landlock_apply(const struct landlock_plan *plan, const struct policy *p);
+int landlock_apply(const struct landlock_plan *plan, const struct policy *p,
+    enum op *failed);
 
 #endif

@@ -50,9 +50,14 @@ local_run(const struct job_env *env, struct local_job *lj)
 
 	lj->root = NULL;
 	lj->why = NULL;
+	lj->op = OP_NONE;
+	lj->op_err = 0;
 	rc = job_start(&j, lj->spec, env, lj->peer, clock_ns(), &lj->why);
-	if (rc != 0)
+	if (rc != 0) {
+		lj->op = j.refused_op;
+		lj->op_err = j.refused_err;
 		return rc;
+	}
 	pfd[1].fd = lj->cancel_fd;
 	pfd[1].events = POLLIN;
 	while (j.phase != JOB_DONE) {
@@ -74,6 +79,8 @@ local_run(const struct job_env *env, struct local_job *lj)
 		proc_reap(job_shepherd(&j), NULL);
 	if (j.events & JOB_EV_REFUSED) {
 		lj->why = j.why;
+		lj->op = j.refused_op;
+		lj->op_err = j.refused_err;
 		rc = j.refused;
 	} else {
 		lj->result = j.result;

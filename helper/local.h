@@ -52,6 +52,8 @@ struct local_job {
 	                                ("" for none, NULL without memory):
 	                                the caller frees it */
 	const char *why;             /* with a refusal */
+	enum op op;                  /* and the call that failed, or OP_NONE */
+	int op_err;                  /* its errno */
 };
 
 /*

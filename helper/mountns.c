@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "helper/mountns.h"
+#include "helper/op.h"
 
 /* Decimal digits of v into buf (no allocation, no locale: after fork). */
 static size_t
@@ -61,18 +62,21 @@ map_self(const char *path, unsigned long id)
  * namespace owns, and gives them up before exec (ident_drop_caps).
  */
 static int
-unshare_mounts(void)
+unshare_mounts(enum op *op)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	int rc, dumpable;
 
+	*op = OP_UNSHARE_MOUNT;
 	if (unshare(CLONE_NEWNS) == 0)
 		return 0;
 	if (errno != EPERM)
 		return -errno;
+	*op = OP_UNSHARE_USER;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 		return -errno;
+	*op = OP_ID_MAP;
 	/*
 	 * A process that changed its uid without exec since (a host that
 	 * dropped root, then forked its helper) is not dumpable, and its
@@ -200,33 +204,39 @@ mountns_unmake(int tmp, const char *path)
 }
 
 static int
-attach(int fd, const char *path, bool over_tmp)
+attach(int fd, const char *path, bool over_tmp, enum op *op)
 {
 	int rc;
 
+	*op = OP_MOUNTPOINT;
 	if (over_tmp && beneath_tmp(path) && (rc = make_mountpoint(path)) != 0)
 		return rc;
+	*op = OP_MOVE_MOUNT;
 	return syscall(SYS_move_mount, fd, "", AT_FDCWD, path,
 	    MOVE_MOUNT_F_EMPTY_PATH) == 0 ? 0 : -errno;
 }
 
 int
-mountns_apply(const struct mountns_view *v)
+mountns_apply(const struct mountns_view *v, enum op *failed)
 {
 	int root = -1, tmp = -1, keep[2] = { -1, -1 }, rc, i;
+	enum op op_, *op = failed != NULL ? failed : &op_;
 
-	if ((rc = unshare_mounts()) != 0)
+	if ((rc = unshare_mounts(op)) != 0)
 		return rc;
 	/*
 	 * Copies taken before anything is made read-only, so that they keep
 	 * their own flags; then everything private and read-only, which also
 	 * keeps the host's mounts from seeing any of ours.
 	 */
+	*op = OP_OPEN_TREE;
 	rc = clone_tree(&v->root, &root);
 	if (rc == 0)
 		rc = clone_tree(&v->tmp, &tmp);
 	for (i = 0; rc == 0 && i < 2; i++)
 		rc = clone_tree(&v->keep[i], &keep[i]);
+	if (rc == 0)
+		*op = OP_MOUNT_SETATTR;
 	if (rc == 0)
 		rc = set_attr(AT_FDCWD, "/", 0, MOUNT_ATTR_RDONLY |
 		    MOUNT_ATTR_NOSUID);
@@ -242,12 +252,14 @@ mountns_apply(const struct mountns_view *v)
 			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID);
 	/* /tmp first: the kept trees, then the root, may lie beneath it. */
 	if (rc == 0 && tmp >= 0 && v->over_tmp)
-		rc = attach(tmp, "/tmp", false);
+		rc = attach(tmp, "/tmp", false, op);
 	for (i = 0; rc == 0 && i < 2; i++)
 		if (keep[i] >= 0)
-			rc = attach(keep[i], v->keep[i].path, v->over_tmp);
+			rc = attach(keep[i], v->keep[i].path, v->over_tmp, op);
 	if (rc == 0)
-		rc = attach(root, v->root.path, v->over_tmp);
+		rc = attach(root, v->root.path, v->over_tmp, op);
+	if (rc == 0)
+		*op = OP_NONE;
 	if (root >= 0)
 		close(root);
 	if (tmp >= 0)

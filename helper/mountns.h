@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "helper/op.h"
+
 /* A tree as the helper checked it: the copy must be the same directory. */
 struct mountns_tree {
 	const char *path;   /* canonical, absolute; NULL: none */
@@ -40,10 +42,11 @@ struct mountns_view {
 };
 
 /*
- * Returns 0 or -errno; on error the caller must not exec. -ESTALE: a
- * tree is no longer the directory the helper checked.
+ * Returns 0 or -errno, and the call that failed in *failed (NULL: not
+ * wanted); on error the caller must not exec. -ESTALE: a tree is no
+ * longer the directory the helper checked.
  */
-int mountns_apply(const struct mountns_view *view);
+int mountns_apply(const struct mountns_view *view, enum op *failed);
 
 /*
  * The directories the view made in the private tmp for path (beneath the

@@ -245,6 +245,12 @@ resolve(enum confine_backend b)
 }
 
 #define REFUSE(err, what) do { *why = (what); return (err); } while (0)
+/* The same, naming the call whose errno says why. */
+#define REFUSE_OP(err, what, o, e) do {                                    \
+		p->op = (o);                                                    \
+		p->op_err = (e);                                                \
+		REFUSE(err, what);                                              \
+	} while (0)
 
 /* path resolved, in *out (the caller frees it), and what it is. */
 static int
@@ -326,7 +332,8 @@ plan_backend(struct plan *p, const struct confine_spec *s, const struct job_env 
 	case CONFINE_BACKEND_LANDLOCK:
 #ifdef __linux__
 		if (env->landlock_abi < 0)
-			REFUSE(-ENOTSUP, "Landlock is not available in this kernel");
+			REFUSE_OP(-ENOTSUP, "Landlock is not available in this "
+			    "kernel", OP_LANDLOCK_ABI, -env->landlock_abi);
 		if (landlock_plan(env->landlock_abi, &p->landlock) != 0)
 			REFUSE(-ENOTSUP, "the kernel's Landlock ABI is too old (6 needed)");
 		if (env->seccomp.count == 0)

@@ -47,6 +47,8 @@ struct plan {
 	bool becomes;          /* the job runs as become, not as the helper */
 	struct ident become;
 	const char *argv0[2];  /* the argv of a spec that gives none */
+	enum op op;            /* refused: the call that could not be made */
+	int op_err;            /* and its errno */
 };
 
 /*

@@ -236,6 +236,33 @@ reply_error(struct conn *c, uint32_t id, int err, const char *why)
 	told(c, wire_put_error(&c->out, id, err, why ? why : strerror(err)));
 }
 
+/*
+ * A job refused: why, in words, and where a layer of its confinement
+ * could not be applied, which, the call and its errno, and what to do.
+ */
+static void
+reply_refusal(struct conn *c, uint32_t id, const struct job *j, int err,
+    const char *why)
+{
+	struct wire_error e = { .err = err, .message = why ? why :
+	    strerror(err) };
+	char msg[512];
+
+	if (j->refused_op != OP_NONE) {
+		e.layer = op_layer(j->refused_op);
+		e.call = op_call(j->refused_op);
+		e.call_err = j->refused_err;
+		e.hint = op_hint(j->refused_op, j->refused_err);
+		op_message(msg, sizeof(msg), e.message, j->refused_op,
+		    j->refused_err);
+		e.message = msg;
+	}
+	say("peer pid %ld uid %ld: request %lu refused: %s (%s)",
+	    (long)c->peer.pid, (long)c->peer.uid, (unsigned long)id, e.message,
+	    strerror(err));
+	told(c, wire_put_refusal(&c->out, id, &e));
+}
+
 /* A peer that broke the framing: say why, then stop reading it. */
 static void
 conn_fatal(struct conn *c, uint32_t id, int err, const char *why)
@@ -315,7 +342,7 @@ job_after(struct srv *s, struct hjob *h)
 			    job_tmp(&h->j)));
 		/* A refusal is told once the job left nothing behind. */
 		if ((h->j.events & JOB_EV_REFUSED) && h->j.phase == JOB_DONE)
-			reply_error(c, h->id, -h->j.refused, h->j.why);
+			reply_refusal(c, h->id, &h->j, -h->j.refused, h->j.why);
 		if (ev & JOB_EV_SETTLED)
 			told(c, wire_put_settled(&c->out, h->id,
 			    &h->j.result));
@@ -495,8 +522,9 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 			job_shepherd_lost(&h->j, clock_ns());
 			job_release(&h->j);
 			why = "no memory to track the job";
+			h->j.refused_op = OP_NONE;
 		}
-		reply_error(c, hd->id, -rc, why);
+		reply_refusal(c, hd->id, &h->j, -rc, why);
 		free(h);
 		return;
 	}

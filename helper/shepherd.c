@@ -30,6 +30,7 @@ shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
 	wire_put_u32(&b, (uint32_t)r->status);
 	wire_put_u32(&b, (uint32_t)r->err);
 	wire_put_u32(&b, (uint32_t)r->step);
+	wire_put_u32(&b, (uint32_t)r->op);
 	wire_put_u32(&b, (uint32_t)r->leftovers);
 	wire_put_u64(&b, (uint64_t)r->wall_us);
 	wire_put_u64(&b, (uint64_t)r->user_us);
@@ -41,12 +42,15 @@ int
 shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 {
 	struct wire_rd rd = WIRE_RD(buf, SHEP_REC_LEN);
+	uint32_t op;
 
 	r->type = (enum shep_type)wire_get_u32(&rd);
 	r->pid = (pid_t)wire_get_u32(&rd);
 	r->status = (int)wire_get_u32(&rd);
 	r->err = (int)wire_get_u32(&rd);
 	r->step = wire_get_step(&rd);
+	op = wire_get_u32(&rd);
+	r->op = op <= OP_LAST ? (enum op)op : OP_NONE;
 	r->leftovers = (int)wire_get_u32(&rd);
 	r->wall_us = (int64_t)wire_get_u64(&rd);
 	r->user_us = (int64_t)wire_get_u64(&rd);
@@ -119,7 +123,7 @@ read_exec_result(struct shep *s)
 	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(rec)) {
 		r.type = SHEP_EXEC_FAILED;
-		r.step = child_err_decode(rec, &r.err);
+		r.step = child_err_decode(rec, &r.op, &r.err);
 	}
 	fd_closep(&s->errp);
 	report(s, &r);

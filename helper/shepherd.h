@@ -40,7 +40,7 @@
 #include "helper/child.h"
 #include "helper/sys.h"
 
-#define SHEP_REC_LEN 56
+#define SHEP_REC_LEN 60
 
 enum shep_type {
 	SHEP_EXEC_OK = 1,      /* pid: the job exec'd */
@@ -73,6 +73,7 @@ struct shep_rec {
 	int status;
 	int err;
 	enum confine_step step;
+	enum op op;            /* EXEC_FAILED: the call that failed */
 	int leftovers;         /* EXITED: something of the job outlived it */
 	int64_t wall_us;
 	int64_t user_us;

@@ -56,7 +56,8 @@ struct confine_job {
 	uint32_t id;
 	int state;
 	int err;                       /* J_REFUSED: positive errno */
-	char why[160];
+	struct refusal *refused;       /* J_REFUSED: why, or NULL without
+	                                  memory for it */
 	bool freed;                    /* the caller let go of it */
 	bool listed;                   /* in the table, awaiting the helper */
 	unsigned users;                /* threads inside confine_wait on it */
@@ -167,6 +168,7 @@ confine_spec_init_sized(struct confine_spec *spec, size_t size)
 static void
 job_delete(struct confine_job *j)
 {
+	refusal_free(j->refused);
 	free(j->scratch);
 	free(j->tmp);
 	free(j);
@@ -304,7 +306,7 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 		if (j != NULL) {
 			j->state = J_REFUSED;
 			j->err = e.err;
-			snprintf(j->why, sizeof(j->why), "%s", e.message);
+			j->refused = refusal_new(&e);
 			unlist(c, j);
 		}
 		/* id 0: about the connection; EOF will follow if it is fatal. */
@@ -843,7 +845,9 @@ confine_spawn_sized(struct confine *c, const struct confine_spec *given,
 		}
 	}
 	if (j->state == J_REFUSED) {
-		rc = bail(j->err, "%s", j->why);
+		rc = j->refused != NULL ? bail_refusal(j->err, j->refused) :
+		    bail(j->err, "the helper refused the job (no memory to "
+		    "say why)");
 		c->handles--;
 		goto out;
 	}

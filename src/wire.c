@@ -276,14 +276,25 @@ wire_put_settled(struct wire_buf *b, uint32_t id,
 }
 
 int
-wire_put_error(struct wire_buf *b, uint32_t id, int err, const char *message)
+wire_put_refusal(struct wire_buf *b, uint32_t id, const struct wire_error *e)
 {
 	size_t at = frame_begin(b, WIRE_ERROR, id, 0);
 
-	wire_put_u32(b, (uint32_t)err);
-	wire_put_u32(b, 0);
-	wire_put_str(b, message);
+	wire_put_u32(b, (uint32_t)e->err);
+	wire_put_u32(b, (uint32_t)e->call_err);
+	wire_put_str(b, e->message);
+	wire_put_str(b, e->layer ? e->layer : "");
+	wire_put_str(b, e->call ? e->call : "");
+	wire_put_str(b, e->hint ? e->hint : "");
 	return frame_end(b, at);
+}
+
+int
+wire_put_error(struct wire_buf *b, uint32_t id, int err, const char *message)
+{
+	struct wire_error e = { .err = err, .message = message };
+
+	return wire_put_refusal(b, id, &e);
 }
 
 int
@@ -508,13 +519,18 @@ int
 wire_get_error(const uint8_t *p, size_t len, struct wire_error *e)
 {
 	struct wire_rd r = WIRE_RD(p, len);
-	uint32_t err;
+	uint32_t err, call_err;
 
 	err = wire_get_u32(&r);
-	if (wire_get_u32(&r) != 0 || err == 0 || err > 4095)
+	call_err = wire_get_u32(&r);
+	if (err == 0 || err > 4095 || call_err > 4095)
 		r.err = -EBADMSG;
 	e->err = (int)err;
+	e->call_err = (int)call_err;
 	e->message = wire_get_str(&r);
+	e->layer = wire_get_str(&r);
+	e->call = wire_get_str(&r);
+	e->hint = wire_get_str(&r);
 	return wire_get_end(&r);
 }
 

@@ -24,7 +24,7 @@
 #define WIRE_MAX_PAYLOAD (1u << 20)
 #define WIRE_MAX_FDS 3
 #define WIRE_MAGIC 0x434e464eu /* "CNFN" */
-#define WIRE_VERSION 3
+#define WIRE_VERSION 4
 
 enum wire_type {
 	WIRE_HELLO = 1,    /* both ways, first */
@@ -60,9 +60,18 @@ struct wire_hello {
 	uint32_t pid;                        /* reply: the helper's pid */
 };
 
+/*
+ * A refusal. Where a layer of the job's confinement could not be applied,
+ * which one, the call that failed and its own errno, and what the user
+ * can do; else "" and 0.
+ */
 struct wire_error {
 	int err;                   /* positive errno */
 	const char *message;       /* borrowed from the payload */
+	const char *layer;         /* "mount namespace", "landlock"... or "" */
+	const char *call;          /* "unshare(CLONE_NEWNS)"... or "" */
+	int call_err;              /* the call's errno, or 0 */
+	const char *hint;          /* what to do, in words, or "" */
 };
 
 /*
@@ -151,6 +160,9 @@ int wire_put_settled(struct wire_buf *b, uint32_t id,
     const struct confine_result *r);
 int wire_put_error(struct wire_buf *b, uint32_t id, int err,
     const char *message);
+/* The same with what could not be applied (e's strings may be NULL). */
+int wire_put_refusal(struct wire_buf *b, uint32_t id,
+    const struct wire_error *e);
 int wire_put_empty(struct wire_buf *b, uint16_t type, uint32_t id);
 
 /* Payload decoders: 0, or -EBADMSG when the bytes are not exactly one. */

@@ -908,6 +908,59 @@ a_host_reusing_our_descriptors_still_gets_our_helper(void **state)
 }
 
 /*
+ * A refusal through the library names what could not be applied: a helper
+ * in a stand-in of a default Docker container (tests/standin/container.c)
+ * can make no namespace, and says which layer, the call and its errno;
+ * confine_refusal() gives them, and the thread's next failure that names
+ * none clears them.
+ */
+static void
+a_refusal_names_its_layer_through_the_library(void **state)
+{
+	char *dir = tu_mkdtemp("refusal"), *script = tu_join(dir, "helper");
+	char *scratch = tu_join(dir, "s"), *container = tu_runfile("tests/container");
+	struct confine_options o = { .mode = CONFINE_MODE_EXEC };
+	const char *argv[] = { "fixture", "exit", "0", NULL };
+	struct confine_refusal r;
+	struct confine_spec spec;
+	struct confine_job *job;
+	struct confine *c;
+	char text[1024];
+	int fd;
+
+	(void)state;
+	assert_int_equal(mkdir(scratch, 0755), 0);
+	snprintf(text, sizeof(text), "#!/bin/sh\nexec '%s' -- '%s' \"$@\"\n",
+	    container, hu_helper);
+	fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	o.helper_path = script;
+	assert_int_equal(confine_open(&c, &o), 0);
+	confine_spec_init(&spec);
+	spec.exe = hu_fixture;
+	spec.argv = argv;
+	spec.scratch = scratch;
+	assert_int_equal(confine_spawn(c, &spec, &job), -ENOTSUP);
+	assert_non_null(strstr(confine_error_message(),
+	    "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed"));
+	assert_int_equal(confine_refusal(&r), 0);
+	assert_string_equal(r.layer, "user namespace");
+	assert_string_equal(r.call, "unshare(CLONE_NEWUSER|CLONE_NEWNS)");
+	assert_int_equal(r.error, EPERM);
+	/* A bad spec names no layer, and clears the last. */
+	spec.scratch = "relative";
+	assert_int_equal(confine_spawn(c, &spec, &job), -EINVAL);
+	assert_int_equal(confine_refusal(&r), -ENOENT);
+	confine_close(c);
+	free(container);
+	free(scratch);
+	free(script);
+	free(dir);
+}
+
+/*
  * The helper binary: options->helper_path, else $CONFINE_HELPER, else the
  * install location, each tried only when the one before is not given.
  */
@@ -1004,6 +1057,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(a_threaded_host_gets_the_carried_helper_and_its_replacements),
 		cmocka_unit_test(helper_path_options_then_environment_then_default),
 		cmocka_unit_test(a_host_reusing_our_descriptors_still_gets_our_helper),
+		cmocka_unit_test(a_refusal_names_its_layer_through_the_library),
 		cmocka_unit_test(missing_helper_binary_is_a_clear_error),
 	};
 	int failed = 0;

@@ -70,7 +70,7 @@ landlock_only(void)
 	struct policy p = { .scratch = scratch };
 
 	if (landlock_plan(landlock_abi(), &plan) != 0 ||
-	    landlock_apply(&plan, &p) != 0)
+	    landlock_apply(&plan, &p, NULL) != 0)
 		return 125;
 	return 0;
 }
@@ -149,7 +149,7 @@ view_only(void)
 		return 125;
 	v.root.dev = st.st_dev;
 	v.root.ino = st.st_ino;
-	return mountns_apply(&v) == 0 ? 0 : 125;
+	return mountns_apply(&v, NULL) == 0 ? 0 : 125;
 }
 
 static int
@@ -180,7 +180,7 @@ view_of_another_directory(void)
 		return 125;
 	v.root.dev = st.st_dev;
 	v.root.ino = st.st_ino;
-	return -mountns_apply(&v);
+	return -mountns_apply(&v, NULL);
 }
 
 static void

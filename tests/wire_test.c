@@ -365,8 +365,16 @@ settled_bytes(void **state)
 static void
 error_bytes(void **state)
 {
-	static const uint8_t want[] = { HDR(20, 6, 0, 4), U32(22), U16(0),
-		U16(0), U32(8), 't', 'o', 'o', ' ', 'o', 'l', 'd', 0 };
+	static const uint8_t want[] = { HDR(35, 6, 0, 4), U32(22), U32(0),
+		U32(8), 't', 'o', 'o', ' ', 'o', 'l', 'd', 0,
+		U32(1), 0, U32(1), 0, U32(1), 0 };
+	static const uint8_t refusal[] = { HDR(46, 6, 0, 5), U32(95), U32(1),
+		U32(3), 'n', 'o', 0, U32(9), 's', 'e', 'c', 'c', 'o', 'm', 'p',
+		'x', 0, U32(5), 'c', 'a', 'l', 'l', 0, U32(5), 'h', 'i', 'n',
+		't', 0 };
+	struct wire_error r = { .err = 95, .message = "no",
+		.layer = "seccompx", .call = "call", .call_err = EPERM,
+		.hint = "hint" };
 	struct wire_buf b = { 0 };
 	struct wire_error e;
 	const uint8_t *p;
@@ -374,11 +382,25 @@ error_bytes(void **state)
 
 	(void)state;
 	assert_int_equal(EINVAL, 22);
+	assert_int_equal(EPERM, 1);
 	p = golden(&b, wire_put_error(&b, 4, EINVAL, "too old"), want,
 	    sizeof(want), &len);
 	assert_int_equal(wire_get_error(p, len, &e), 0);
 	assert_int_equal(e.err, EINVAL);
 	assert_string_equal(e.message, "too old");
+	assert_string_equal(e.layer, "");
+	assert_int_equal(e.call_err, 0);
+	wire_buf_free(&b);
+	/* With what could not be applied. */
+	p = golden(&b, wire_put_refusal(&b, 5, &r), refusal, sizeof(refusal),
+	    &len);
+	assert_int_equal(wire_get_error(p, len, &e), 0);
+	assert_int_equal(e.err, 95);
+	assert_int_equal(e.call_err, EPERM);
+	assert_string_equal(e.message, "no");
+	assert_string_equal(e.layer, "seccompx");
+	assert_string_equal(e.call, "call");
+	assert_string_equal(e.hint, "hint");
 	wire_buf_free(&b);
 }
 

@@ -347,6 +347,24 @@ json_name(FILE *f, const char *key, int applies, const char *name)
 }
 
 int
+cli_json_refused(FILE *f, const char *message, int err, const char *layer,
+    const char *call, const char *hint)
+{
+	fputs("{\"refused\":{", f);
+	fputs("\"layer\":", f);
+	if (layer != NULL && *layer != '\0')
+		cli_json_string(f, layer);
+	else
+		fputs("null", f);
+	json_name(f, "call", call != NULL && *call != '\0', call);
+	fprintf(f, ",\"errno\":%d,\"message\":", err);
+	cli_json_string(f, message);
+	json_name(f, "hint", hint != NULL && *hint != '\0', hint);
+	fputs("}}\n", f);
+	return fflush(f) != 0 || ferror(f) ? -EIO : 0;
+}
+
+int
 cli_json(FILE *f, const struct confine_result *r, const struct cli_reads *reads)
 {
 	const char *sep = "";

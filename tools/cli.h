@@ -71,6 +71,14 @@ void cli_summary(char *buf, size_t len, const struct confine_result *r,
 void cli_json_string(FILE *f, const char *s);
 
 /*
+ * Nothing ran: {"refused": {"layer", "call", "errno", "message", "hint"}}
+ * on one line, layer, call and hint null where none is named; errno the
+ * failed call's, or the refusal's own. 0 or -EIO.
+ */
+int cli_json_refused(FILE *f, const char *message, int err, const char *layer,
+    const char *call, const char *hint);
+
+/*
  * The settlement as one JSON object on one line: outcome, reason, exit_code,
  * signal, errno, step, pid, pgid, backend, proof, scratch_kept, tmp_kept,
  * wall_ms, user_ms, sys_ms, max_rss_kib: the fields of struct

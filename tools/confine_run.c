@@ -152,16 +152,40 @@ struct opts {
 static int sigfd[2] = { -1, -1 };
 static sigset_t caught;          /* the signals that cancel the job */
 
+/* --result's FILE once it is open: a refusal is written there too. */
+static FILE *result_file;
+
+/*
+ * Nothing ran: why, on stderr, and as the one JSON line of --result's
+ * FILE, shaped like no settlement: {"refused": {...}}. ref names the layer
+ * that could not be applied and its call, or is NULL (bad usage, a bad
+ * spec): then the errno is the refusal's own.
+ */
+static void
+say_refused(const char *prefix, const char *message, int err,
+    const struct confine_refusal *ref)
+{
+	fprintf(stderr, "confine-run: %s%s\n", prefix, message);
+	if (result_file == NULL)
+		return;
+	cli_json_refused(result_file, message, ref != NULL ? ref->error : err,
+	    ref != NULL ? ref->layer : NULL, ref != NULL ? ref->call : NULL,
+	    ref != NULL ? ref->hint : NULL);
+	if (result_file != stdout)
+		fclose(result_file);
+	result_file = NULL;
+}
+
 static _Noreturn void __attribute__((format(printf, 1, 2)))
 die(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("confine-run: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	say_refused("", msg, 0, NULL);
 	exit(CLI_EXIT_USAGE);
 }
 
@@ -667,8 +691,14 @@ run_here(const struct confine_spec *spec, struct confine_result *r,
 	rc = local_run(&l.env, &lj);
 	local_close(&l);
 	if (rc != 0) {
-		fprintf(stderr, "confine-run: refused: %s\n", lj.why != NULL ?
-		    lj.why : strerror(-rc));
+		struct confine_refusal ref = { op_layer(lj.op), op_call(lj.op),
+			lj.op_err, op_hint(lj.op, lj.op_err) };
+		char msg[1024];
+
+		op_message(msg, sizeof(msg), lj.why != NULL ? lj.why :
+		    strerror(-rc), lj.op, lj.op_err);
+		say_refused("refused: ", msg, -rc, lj.op != OP_NONE ? &ref :
+		    NULL);
 		return CLI_EXIT_USAGE;
 	}
 	*r = lj.result;
@@ -697,8 +727,11 @@ run_helper(const struct opts *o, const struct confine_spec *spec,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
 		die("cannot start a helper: %s", confine_error_message());
-	if (confine_spawn(c, spec, &job) != 0) {
-		fprintf(stderr, "confine-run: refused: %s\n", confine_error_message());
+	if ((rc = confine_spawn(c, spec, &job)) != 0) {
+		struct confine_refusal ref;
+
+		say_refused("refused: ", confine_error_message(), -rc,
+		    confine_refusal(&ref) == 0 ? &ref : NULL);
 		confine_close(c);
 		return CLI_EXIT_USAGE;
 	}
@@ -722,7 +755,7 @@ main(int argc, char **argv)
 	int status, rc;
 
 	hold_stdio();
-	result = open_result(result_option(argc, argv));
+	result_file = result = open_result(result_option(argc, argv));
 	parse(argc, argv, &o);
 	catch_signals();
 
@@ -749,11 +782,10 @@ main(int argc, char **argv)
 	    run_helper(&o, &spec, &r, &root, &ctx.signal) :
 	    run_here(&spec, &r, &root, &ctx.signal);
 	if (rc != 0) {
-		if (result != NULL && result != stdout)
-			fclose(result);
 		opts_free(&o);
 		return rc;
 	}
+	result_file = NULL;
 	ctx.exe = o.unfound ? o.argv[0] : o.exe;
 	ctx.unfound = o.unfound;
 	ctx.given = o.relative ? o.argv[0] : NULL;

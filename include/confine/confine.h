@@ -431,6 +431,30 @@ int confine_dispatch(struct confine *c);
 const char *confine_error_message(void);
 
 /*
+ * Why the calling thread's last failed confine_spawn refused its job,
+ * where a layer of its confinement could not be applied (or the machine
+ * lacks it): which layer ("mount namespace", "user namespace",
+ * "landlock", "seccomp", "capabilities", "identity", "limits"...), the
+ * call that failed and its own errno (the spawn's return is the class of
+ * the refusal, -ENOTSUP say, this the call's, EPERM say), and what the
+ * user can do about it, in words ("" when nothing is known to help).
+ * confine_error_message() says all of it in one line. The strings are the
+ * calling thread's: valid until its next call into the library.
+ */
+struct confine_refusal {
+	const char *layer;
+	const char *call;
+	int error;
+	const char *hint;
+};
+
+/*
+ * Fills *r and returns 0; or -ENOENT when the thread's last failure named
+ * no layer (a bad spec, a helper lost, or no failure). Thread-safe.
+ */
+int confine_refusal(struct confine_refusal *r);
+
+/*
  * Names for logs and JSON: "completed", "exit_code", "landlock", "cwd"...;
  * "unknown" for a value out of range. Static strings; thread-safe.
  */

@@ -294,15 +294,27 @@ case_result_dash_is_stdout_after_the_jobs_output() {
 	expect_json "$T/out" pid "$(head -n 1 "$T/out")"
 }
 
+# When nothing runs, FILE holds why, as one line shaped like no
+# settlement: {"refused": ...}, never an earlier run's.
+expect_refused() { # FILE
+	[ "$(wc -l <"$1")" -eq 1 ] || fail "$(cat "$1"): not one line"
+	python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert list(d) == ["refused"] and "message" in d["refused"], d' "$1" ||
+		fail "$(cat "$1"): not a refusal"
+}
+
 case_result_is_emptied_when_nothing_runs() {
 	echo stale >"$T/r.json"
 	cr -s "$S/no-such-dir" --result "$T/r.json" -- "$FIX" exit 0
 	expect_status 125
-	[ ! -s "$T/r.json" ] || fail "a stale result was left"
+	expect_refused "$T/r.json"
 }
 
 # FILE is emptied before anything else is checked: after a usage error
-# (wherever --result stands among the options) it holds no earlier run's.
+# (wherever --result stands among the options) it holds no earlier run's,
+# but the refusal.
 case_result_is_emptied_on_a_usage_error() {
 	for args in "-t 10x --result $T/r.json" "--result $T/r.json -t 10x" \
 	    "--no-such-option --result $T/r.json" "--result=$T/r.json --backend chroot" \
@@ -313,14 +325,13 @@ case_result_is_emptied_on_a_usage_error() {
 		cr -s "$S" $args -- "$FIX" write "$S/f"
 		expect_status 125
 		expect_err_lines 1
-		[ -e "$T/r.json" ] && [ ! -s "$T/r.json" ] ||
-			fail "$args: a stale result was left"
+		expect_refused "$T/r.json"
 	done
 	echo stale >"$T/r.json"
 	cr -s "$S" --result "$T/r.json"
 	expect_status 125
 	expect_err "no program to run"
-	[ ! -s "$T/r.json" ] || fail "a stale result was left with no program"
+	expect_refused "$T/r.json"
 	[ ! -e "$S/f" ] || fail "a job ran"
 }
 

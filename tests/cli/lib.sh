@@ -10,6 +10,7 @@ set -u
 ROOT=$PWD
 RUN="$ROOT/tools/confine-run"
 FIX="$ROOT/tests/fixture"
+CONTAINER="$ROOT/tests/container"
 HELPER="$ROOT/helper/confine-helper"
 TMP=${TEST_TMPDIR:-${TMPDIR:-/tmp}}
 # The helpers confine-run starts make the jobs' private tmps in their

@@ -170,6 +170,44 @@ case_helper_that_cannot_start_is_125() {
 	expect_err "^confine-run: cannot start a helper: .*no-such-helper"
 }
 
+# A refusal names the layer that could not be applied, the call and its
+# errno, and what to do, on stderr and as --result's one line, which is
+# shaped like no settlement. Here: in a stand-in of a default Docker
+# container (tests/standin/container.c), where no namespace can be made.
+case_a_refusal_names_the_layer_the_call_and_the_errno() {
+	"$CONTAINER" -- "$RUN" -s "$S" --result "$T/r.json" -- "$FIX" exit 0 \
+		<"${STDIN:-/dev/null}" >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 125
+	expect_err "^confine-run: refused: .*unshare\(CLONE_NEWUSER\|CLONE_NEWNS\) failed: Operation not permitted"
+	python3 - "$T/r.json" <<'PY' || fail "the refusal's JSON: $(cat "$T/r.json")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert list(d) == ["refused"], d
+r = d["refused"]
+assert r["layer"] == "user namespace", r
+assert r["call"] == "unshare(CLONE_NEWUSER|CLONE_NEWNS)", r
+assert r["errno"] == 1, r
+assert "outcome" not in r
+PY
+}
+
+# A spec refused before anything runs: no layer, the refusal's errno.
+case_a_bad_spec_is_refused_with_its_errno() {
+	cr -s rel --result "$T/r.json" -- "$FIX" exit 0
+	expect_status 125
+	python3 - "$T/r.json" <<'PY' || fail "the refusal's JSON: $(cat "$T/r.json")"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+r = d["refused"]
+assert r["layer"] is None and r["call"] is None, r
+assert r["errno"] == 22, r
+assert "absolute" in r["message"], r
+PY
+}
+
 # The job's own 124 or 125 cannot be told from ours by the status alone;
 # the JSON result can.
 case_result_tells_a_jobs_125_from_ours() {
