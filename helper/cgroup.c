@@ -18,6 +18,7 @@
 #include "helper/cgroup.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/proc.h"
 
 /*
  * Where a hierarchy is mounted: the mount point of the first mountinfo
@@ -722,9 +723,7 @@ cgroup_guard_shared(const struct cgroup_env *env, pid_t *guard)
 int
 cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	int p[2] = { -1, -1 }, done[2] = { -1, -1 }, keep[3], rc, kill;
-	size_t i;
 	pid_t pid;
 	char c;
 
@@ -744,8 +743,7 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 		keep[2] = done[1];
 		fd_close_except(keep, 3);
 		close(done[1]);
-		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			(void)signal(sigs[i], SIG_DFL);
+		proc_helper_signals();
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
 		if (write(kill, "1", 1) != 1) {

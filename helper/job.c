@@ -485,9 +485,7 @@ static int
 start_remover(struct job *j)
 {
 #ifdef __linux__
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	int sv[2], rc;
-	size_t i;
 	pid_t pid;
 
 	if ((rc = fd_socketpair(sv)) != 0)
@@ -495,8 +493,7 @@ start_remover(struct job *j)
 	pid = fork();
 	if (pid == 0) {
 		/* Our handlers and descriptors are the loop's, not its. */
-		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			(void)signal(sigs[i], SIG_DFL);
+		proc_helper_signals();
 		fd_close_except(&sv[1], 1);
 		shepherd_remove(sv[1], j->owner, j->self,
 		    j->fresh ? j->root : NULL, j->tmp);

@@ -399,6 +399,7 @@ set_signals(sigset_t *chld)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGCHLD)
 			(void)sigaction(sig, &sa, NULL);
+	proc_helper_signals();
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = on_sigchld;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -23,4 +24,18 @@ proc_exited_child(void)
 		if (errno != EINTR)
 			return 0;  /* ECHILD: no children at all */
 	}
+}
+
+void
+proc_helper_signals(void)
+{
+	static const int dfl[] = { SIGTERM, SIGCHLD };
+	static const int ign[] = { SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
+		SIGHUP };
+	size_t i;
+
+	for (i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
+		(void)signal(dfl[i], SIG_DFL);
+	for (i = 0; i < sizeof(ign) / sizeof(ign[0]); i++)
+		(void)signal(ign[i], SIG_IGN);
 }

@@ -9,4 +9,14 @@ void proc_reap(pid_t pid, int *status);
 /* A child that has exited, left unreaped for the caller; 0 when none. */
 pid_t proc_exited_child(void);
 
+/*
+ * In a process the helper forks (a shepherd, a guard, a remover): the
+ * helper's own handlers reset, and a terminal's signals (Ctrl-C, Ctrl-\,
+ * Ctrl-Z, SIGTTIN, SIGTTOU, its hangup) ignored. They go to the
+ * terminal's foreground group, which such a process shares with the host
+ * that started the helper: the host's to act on; the helper's word is
+ * this process's.
+ */
+void proc_helper_signals(void);
+
 #endif
