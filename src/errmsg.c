@@ -93,7 +93,7 @@ confine_error_message(void)
 }
 
 int
-confine_refusal(struct confine_refusal *r)
+confine_last_refusal(struct confine_refusal *r)
 {
 	if (!last.set)
 		return -ENOENT;

@@ -1,7 +1,7 @@
 /*
  * What confine_error_message() says: one message for each thread, set
  * where a call of the client fails; and for a refused job, what
- * confine_refusal() says.
+ * confine_last_refusal() says.
  */
 #ifndef CONFINE_ERRMSG_H
 #define CONFINE_ERRMSG_H

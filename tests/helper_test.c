@@ -911,7 +911,7 @@ a_host_reusing_our_descriptors_still_gets_our_helper(void **state)
  * A refusal through the library names what could not be applied: a helper
  * in a stand-in of a default Docker container (tests/standin/container.c)
  * can make no namespace, and says which layer, the call and its errno;
- * confine_refusal() gives them, and the thread's next failure that names
+ * confine_last_refusal() gives them, and the thread's next failure that names
  * none clears them.
  */
 static void
@@ -945,14 +945,14 @@ a_refusal_names_its_layer_through_the_library(void **state)
 	assert_int_equal(confine_spawn(c, &spec, &job), -ENOTSUP);
 	assert_non_null(strstr(confine_error_message(),
 	    "unshare(CLONE_NEWUSER|CLONE_NEWNS) failed"));
-	assert_int_equal(confine_refusal(&r), 0);
+	assert_int_equal(confine_last_refusal(&r), 0);
 	assert_string_equal(r.layer, "user namespace");
 	assert_string_equal(r.call, "unshare(CLONE_NEWUSER|CLONE_NEWNS)");
 	assert_int_equal(r.error, EPERM);
 	/* A bad spec names no layer, and clears the last. */
 	spec.scratch = "relative";
 	assert_int_equal(confine_spawn(c, &spec, &job), -EINVAL);
-	assert_int_equal(confine_refusal(&r), -ENOENT);
+	assert_int_equal(confine_last_refusal(&r), -ENOENT);
 	confine_close(c);
 	free(container);
 	free(scratch);

@@ -731,7 +731,7 @@ run_helper(const struct opts *o, const struct confine_spec *spec,
 		struct confine_refusal ref;
 
 		say_refused("refused: ", confine_error_message(), -rc,
-		    confine_refusal(&ref) == 0 ? &ref : NULL);
+		    confine_last_refusal(&ref) == 0 ? &ref : NULL);
 		confine_close(c);
 		return CLI_EXIT_USAGE;
 	}

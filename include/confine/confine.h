@@ -452,7 +452,7 @@ struct confine_refusal {
  * Fills *r and returns 0; or -ENOENT when the thread's last failure named
  * no layer (a bad spec, a helper lost, or no failure). Thread-safe.
  */
-int confine_refusal(struct confine_refusal *r);
+int confine_last_refusal(struct confine_refusal *r);
 
 /*
  * Names for logs and JSON: "completed", "exit_code", "landlock", "cwd"...;
