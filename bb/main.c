@@ -127,17 +127,33 @@ struct opts {
 	size_t ndevices;
 };
 
+static _Noreturn void
+vexit(int status, const char *fmt, va_list ap)
+{
+	fputs(NAME ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* Bad usage: exit 2. */
 static _Noreturn void __attribute__((format(printf, 1, 2)))
 die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(NAME ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
+	vexit(2, fmt, ap);
+}
+
+/* It cannot serve: exit 1. */
+static _Noreturn void __attribute__((format(printf, 1, 2)))
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vexit(1, fmt, ap);
 }
 
 static int64_t
@@ -301,21 +317,21 @@ claim_socket(const char *path)
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun.sun_path))
-		die("socket path too long (at most %zu bytes): %s",
+		fail("socket path too long (at most %zu bytes): %s",
 		    sizeof(sun.sun_path) - 1, path);
 	strcpy(sun.sun_path, path);
 	if (lstat(path, &st) != 0)
 		return;
 	if (!S_ISSOCK(st.st_mode))
-		die("%s exists and is not a socket", path);
+		fail("%s exists and is not a socket", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		die("socket: %s", strerror(errno));
+		fail("socket: %s", strerror(errno));
 	live = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
 	close(fd);
 	if (live)
-		die("%s: something already listens there", path);
+		fail("%s: something already listens there", path);
 	if (unlink(path) != 0)
-		die("unlink %s: %s", path, strerror(errno));
+		fail("unlink %s: %s", path, strerror(errno));
 }
 
 int
@@ -342,10 +358,10 @@ main(int argc, char **argv)
 
 	claim_socket(o.listen);
 	if (bbrun_open(&r, &o.cfg, why, sizeof(why)) != 0)
-		die("%s", why);
+		fail("%s", why);
 	if (bbserve_start(&s, r, o.listen, o.mode, why, sizeof(why)) != 0) {
 		bbrun_close(r);
-		die("%s", why);
+		fail("%s", why);
 	}
 	if (!o.cfg.quiet)
 		fprintf(stderr, NAME "[%ld]: serving %s for %s (concurrency %d, "

@@ -566,6 +566,22 @@ def case_a_hundred_runs_at_once_none_lost_none_leaked():
         print("  %d runs, at most %d at once" % (n, most))
 
 
+def case_a_live_socket_is_never_taken_over():
+    with Runner() as r:
+        second = subprocess.run(
+            [RUNNER, "--listen", r.sock, "--build-directory", r.build],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=MINUTE)
+        expect(second.returncode == 1, "a second runner exited %d: %s"
+               % (second.returncode, second.stderr))
+        expect("something already listens there" in second.stderr,
+               second.stderr)
+        r.action("still")
+        ok(r.run(r.request("still", ["true"]), timeout=MINUTE), 0)
+        mode = stat.S_IMODE(os.stat(r.sock).st_mode)
+        expect(mode == 0o600, "the socket's mode is %o" % mode)
+
+
 def case_stopping_the_runner_cancels_what_runs():
     r = Runner()
     try:
