@@ -610,6 +610,28 @@ def case_stopping_the_runner_cancels_what_runs():
         shutil.rmtree(r.sockdir, ignore_errors=True)
 
 
+def case_the_manual_has_every_option_of_help():
+    import re
+    out = subprocess.run([RUNNER, "--help"], capture_output=True, text=True,
+                         timeout=MINUTE)
+    expect(out.returncode == 0, "--help exited %d" % out.returncode)
+    expect(out.stdout.startswith("usage: confine-bb-runner --listen SOCKET "
+                                 "--build-directory DIR [OPTIONS]\n"),
+           out.stdout)
+    with open(os.path.join(ROOT, "docs", "man", "confine-bb-runner.8")) as f:
+        man = f.read().replace("\\-", "-")
+    man = man[man.index(".SH OPTIONS"):man.index(".SH ENVIRONMENT")]
+    helped = set(re.findall(r"--[a-z][a-z-]+", out.stdout))
+    documented = set(re.findall(r"--[a-z][a-z-]+", man))
+    expect(len(helped) >= 20, "help lists only %s" % sorted(helped))
+    expect(helped == documented, "only in --help: %s; only in the manual: %s"
+           % (sorted(helped - documented), sorted(documented - helped)))
+    bad = subprocess.run([RUNNER, "--listen", "/nonexistent/s"],
+                         capture_output=True, text=True, timeout=MINUTE)
+    expect(bad.returncode == 2, "bad usage exited %d" % bad.returncode)
+    expect(bad.stderr.count("\n") == 1, "bad usage said: %r" % bad.stderr)
+
+
 def main():
     cases = [(n[len("case_"):], f) for n, f in globals().items()
              if n.startswith("case_")]
