@@ -97,6 +97,15 @@ class Runner:
             + list(flags),
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
             env=env)
+
+        # A channel that fails to connect backs off for a second and more:
+        # made only once the runner has bound its socket.
+        def bound():
+            if self.proc.poll() is not None:
+                fail("the runner exited %d:\n%s" % (self.proc.returncode,
+                                                    self.logtext()))
+            return os.path.exists(self.sock)
+        poll("the runner's socket", bound)
         self.channel = grpc.insecure_channel("unix:" + self.sock)
         self.stub = runner_pb2_grpc.RunnerStub(self.channel)
 

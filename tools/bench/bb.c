@@ -229,7 +229,7 @@ main(int argc, char **argv)
 
 	/* Warm: each runner's helper started, its first jobs done. */
 	for (k = 0; k < M_N; k++)
-		for (i = 0; i < 20; i++)
+		for (i = 0; i < (runs < 20 ? runs : 20); i++)
 			(void)once(&m[k], k);
 	for (r = 0; r < rounds; r++)
 		for (k = 0; k < M_N; k++)

@@ -41,6 +41,13 @@ bbg_connect(const char *socket_path)
 	std::unique_ptr<bbg_client> c(new bbg_client);
 	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
 
+	// A channel that fails to connect backs off for a second and more:
+	// made only once the runner has bound its socket.
+	while (access(socket_path, F_OK) != 0) {
+		if (std::chrono::steady_clock::now() > end)
+			return nullptr;
+		usleep(10000);
+	}
 	c->channel = grpc::CreateChannel(std::string("unix:") + socket_path,
 	    grpc::InsecureChannelCredentials());
 	c->stub = Runner::NewStub(c->channel);
