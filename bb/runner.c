@@ -297,7 +297,9 @@ run_job(struct bbrun_call *call, const struct bbreq *req, int64_t end_ms,
 	struct confine_spec spec;
 	struct confine_result res;
 	struct confine_job *job;
-	int64_t left = end_ms < 0 ? -1 : end_ms - now_ms(), deadline;
+	int64_t now = now_ms(), deadline;
+	/* -1 is no deadline: a deadline passed is 0 left, never that. */
+	int64_t left = end_ms < 0 ? -1 : end_ms > now ? end_ms - now : 0;
 	char **envp = NULL;
 	int fds[2] = { -1, -1 }, rc;
 

@@ -430,6 +430,22 @@ a_deadline_kills_what_the_job_left(void **state)
 	assert_int_equal(errno, ESRCH);
 }
 
+/* A call whose deadline has passed starts nothing: not a job without one. */
+static void
+no_time_left_runs_nothing(void **state)
+{
+	const char *const argv[] = { "sh", "-c", "echo ran > ran; sleep 600", NULL };
+	struct bbrun *r = *state;
+	struct bbreq req = request("late", argv);
+	struct bbreply reply;
+
+	action_dir("late");
+	run(r, &req, 0, &reply);
+	is(&reply, BBREPLY_DEADLINE_EXCEEDED, "no time was left to run the action: nothing ran");
+	assert_false(exists_in("late/stdout"));
+	assert_false(exists_in("late/root/ran"));
+}
+
 static void
 a_slot_is_waited_for_and_a_waiting_call_starts_nothing(void **state)
 {
@@ -520,6 +536,7 @@ main(void)
 		cmocka_unit_test(bad_requests_touch_nothing),
 		cmocka_unit_test(a_cancel_settles_the_job_before_the_call_returns),
 		cmocka_unit_test(a_deadline_kills_what_the_job_left),
+		cmocka_unit_test(no_time_left_runs_nothing),
 		cmocka_unit_test(a_slot_is_waited_for_and_a_waiting_call_starts_nothing),
 		cmocka_unit_test(check_readiness),
 	};
