@@ -105,9 +105,7 @@ class Runner:
                 fail("the runner exited %d:\n%s" % (self.proc.returncode,
                                                     self.logtext()))
             return os.path.exists(self.sock)
-        poll("the runner's socket", bound)
-        self.channel = grpc.insecure_channel("unix:" + self.sock)
-        self.stub = runner_pb2_grpc.RunnerStub(self.channel)
+        self.channel = None
 
         def ready():
             if self.proc.poll() is not None:
@@ -119,7 +117,14 @@ class Runner:
                 return True
             except grpc.RpcError:
                 return False
-        poll("the runner ready", ready)
+        try:
+            poll("the runner's socket", bound)
+            self.channel = grpc.insecure_channel("unix:" + self.sock)
+            self.stub = runner_pb2_grpc.RunnerStub(self.channel)
+            poll("the runner ready", ready)
+        except BaseException:
+            self.__exit__(Failure, None, None)
+            raise
 
     def logtext(self):
         with open(self.logpath) as f:
@@ -148,6 +153,8 @@ class Runner:
         if kind is None:
             self.stop()
         else:
+            if self.channel is not None:
+                self.channel.close()
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
