@@ -108,6 +108,34 @@ cli_size(const char *s, int64_t *bytes, const char **why)
 }
 
 int
+cli_bound(const char *name, const char *arg, struct confine_limits *l,
+    const char **why)
+{
+	int rc;
+
+	*why = NULL;
+	if (strcmp(name, "cpu") == 0) {
+		if ((rc = cli_duration(arg, &l->cpu_seconds, why)) != 0)
+			return rc;
+		if (l->cpu_seconds % 1000 != 0 || l->cpu_seconds == 0)
+			BAD(EINVAL, "not a whole number of seconds");
+		l->cpu_seconds /= 1000;
+		return 0;
+	}
+	if (strcmp(name, "memory") == 0)
+		return cli_size(arg, &l->memory, why);
+	if (strcmp(name, "address-space") == 0)
+		return cli_size(arg, &l->address_space, why);
+	if (strcmp(name, "file-size") == 0)
+		return cli_size(arg, &l->file_size, why);
+	if (strcmp(name, "open-files") == 0)
+		return cli_count(arg, &l->open_files, why);
+	if (strcmp(name, "processes") == 0)
+		return cli_count(arg, &l->processes, why);
+	BAD(ENOENT, "not a bound");
+}
+
+int
 cli_exit_status(const struct confine_result *r)
 {
 	switch (r->outcome) {

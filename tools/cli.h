@@ -37,6 +37,16 @@ int cli_duration(const char *s, int64_t *ms, const char **why);
 int cli_size(const char *s, int64_t *bytes, const char **why);
 int cli_count(const char *s, int64_t *n, const char **why);
 
+/*
+ * A bound given on the command line, as confine-run and confine-bb-runner
+ * take them: the option's name, "cpu" (a duration of whole seconds),
+ * "memory", "address-space", "file-size" (sizes), "open-files" or
+ * "processes" (counts), and arg its value, set in *l. Returns 0; -EINVAL
+ * (-ERANGE when too large) with *why; -ENOENT when name is none of those.
+ */
+int cli_bound(const char *name, const char *arg, struct confine_limits *l,
+    const char **why);
+
 /* confine-run's exit status for a settlement. */
 int cli_exit_status(const struct confine_result *r);
 

@@ -209,18 +209,6 @@ xstrdup(const char *s)
 	return p;
 }
 
-/* A size (or, with count, a plain number) given to flag, or die naming it. */
-static int64_t
-amount(const char *flag, const char *arg, int count)
-{
-	const char *why;
-	int64_t v;
-
-	if ((count ? cli_count(arg, &v, &why) : cli_size(arg, &v, &why)) != 0)
-		die("%s %s: %s", flag, arg, why);
-	return v;
-}
-
 static int64_t
 duration(const char *flag, const char *arg)
 {
@@ -367,7 +355,8 @@ find_exe(const char *name, int *unfound)
 static void
 parse(int argc, char **argv, struct opts *o)
 {
-	int ch;
+	const char *why;
+	int ch, idx = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->backend = CONFINE_BACKEND_AUTO;
@@ -380,7 +369,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->devices[0] = NULL;
 	o->reads[0] = NULL;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		switch (ch) {
 		case 's':
 			o->scratch = optarg;
@@ -436,26 +425,14 @@ parse(int argc, char **argv, struct opts *o)
 			o->flags |= CONFINE_NO_TMP;
 			break;
 		case OPT_CPU:
-			o->limits.cpu_seconds = duration("--cpu", optarg);
-			if (o->limits.cpu_seconds % 1000 != 0 ||
-			    o->limits.cpu_seconds == 0)
-				die("--cpu %s: not a whole number of seconds", optarg);
-			o->limits.cpu_seconds /= 1000;
-			break;
 		case OPT_MEMORY:
-			o->limits.memory = amount("--memory", optarg, 0);
-			break;
 		case OPT_AS:
-			o->limits.address_space = amount("--address-space", optarg, 0);
-			break;
 		case OPT_FSIZE:
-			o->limits.file_size = amount("--file-size", optarg, 0);
-			break;
 		case OPT_NOFILE:
-			o->limits.open_files = amount("--open-files", optarg, 1);
-			break;
 		case OPT_NPROC:
-			o->limits.processes = amount("--processes", optarg, 1);
+			if (cli_bound(longopts[idx].name, optarg, &o->limits,
+			    &why) != 0)
+				die("--%s %s: %s", longopts[idx].name, optarg, why);
 			break;
 		case 'v':
 			o->verbose = 1;

@@ -201,6 +201,35 @@ sizes_and_counts(void **state)
 	assert_int_equal(cli_count("0", &v, &why), -EINVAL);
 }
 
+/* The bounds' options, each into its own field, shared with the runner. */
+static void
+bounds_by_option_name(void **state)
+{
+	struct confine_limits l;
+	const char *why;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(cli_bound("cpu", "2m", &l, &why), 0);
+	assert_int_equal(cli_bound("memory", "64M", &l, &why), 0);
+	assert_int_equal(cli_bound("address-space", "1G", &l, &why), 0);
+	assert_int_equal(cli_bound("file-size", "4096", &l, &why), 0);
+	assert_int_equal(cli_bound("open-files", "64", &l, &why), 0);
+	assert_int_equal(cli_bound("processes", "8", &l, &why), 0);
+	assert_int_equal(l.cpu_seconds, 120);
+	assert_int_equal(l.memory, 64 << 20);
+	assert_int_equal(l.address_space, 1 << 30);
+	assert_int_equal(l.file_size, 4096);
+	assert_int_equal(l.open_files, 64);
+	assert_int_equal(l.processes, 8);
+	assert_int_equal(cli_bound("cpu", "1500ms", &l, &why), -EINVAL);
+	assert_string_equal(why, "not a whole number of seconds");
+	assert_int_equal(cli_bound("cpu", "0s", &l, &why), -EINVAL);
+	assert_int_equal(cli_bound("open-files", "1K", &l, &why), -EINVAL);
+	assert_int_equal(cli_bound("memory", "lots", &l, &why), -EINVAL);
+	assert_int_equal(cli_bound("deadline", "1s", &l, &why), -ENOENT);
+}
+
 static void
 exit_statuses_for_every_outcome(void **state)
 {
@@ -493,6 +522,7 @@ main(void)
 		cmocka_unit_test(durations_in_each_unit),
 		cmocka_unit_test(bad_durations_say_why),
 		cmocka_unit_test(sizes_and_counts),
+		cmocka_unit_test(bounds_by_option_name),
 		cmocka_unit_test(exit_statuses_for_every_outcome),
 		cmocka_unit_test(summary_says_what_happened),
 		cmocka_unit_test(verbose_summary_adds_ids_times_and_memory),
