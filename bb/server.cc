@@ -23,14 +23,7 @@
 #include "bb/proto/resourceusage.pb.h"
 #include "bb/proto/runner.grpc.pb.h"
 
-// <confine/confine.h> names a function after its struct, confine_refusal,
-// which C++ reads as the function hiding the struct's constructor
-// (-Wshadow). Not this file's to rename: the warning is off for the
-// header alone.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
 #include "bb/server.h"
-#pragma GCC diagnostic pop
 
 namespace {
 
