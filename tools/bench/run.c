@@ -377,7 +377,10 @@ run_floor_confined_fini(void)
 static int
 floor_apply(bool confined, bool view)
 {
-	if (view && (mountns_apply(&floor_view, NULL) != 0 ||
+	enum op op;
+
+	if (view && (mountns_unshare(&op) != 0 ||
+	    mountns_apply(&floor_view, NULL) != 0 ||
 	    caps_drop_bounding() != 0 || caps_clear() != 0))
 		return 126;
 	if (confined && (landlock_apply(&floor_ll, &floor_policy, NULL) != 0 ||
