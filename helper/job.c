@@ -349,6 +349,8 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		p.child.init_userns = env->self.uid != 0;
 		p.child.init_uid = env->self.uid;
 		p.child.init_gid = env->self.gid;
+		/* Its IPC objects its own: the filter for that. */
+		p.child.seccomp = &env->seccomp_own;
 		/* Its /proc and /dev its own too. */
 		p.child.view.own_proc = true;
 		p.child.view.own_dev = true;

@@ -52,6 +52,7 @@ struct job_env {
 	int self_err;                    /* reading them failed: -errno */
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
+	struct seccomp_prog seccomp_own; /* for a job in namespaces of its own */
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 	struct sysreads *sysreads;       /* made at the first job that reads
 	                                    them: NULL only without memory */

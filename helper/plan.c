@@ -167,7 +167,8 @@ job_env_init(struct job_env *env)
 	env->tmp_base = tmp_base();
 #ifdef __linux__
 	env->landlock_abi = landlock_abi();
-	seccomp_program(&env->seccomp);
+	seccomp_program(false, &env->seccomp);
+	seccomp_program(true, &env->seccomp_own);
 	cgroup_env_init(&env->cg);
 	ns_possible(env);
 	/* A job with namespaces has an init of its own: never direct. */

@@ -345,7 +345,7 @@ run_floor_confined_init(const char *scratch)
 		    "old or absent\n", abi);
 		return -1;
 	}
-	seccomp_program(&floor_sc);
+	seccomp_program(false, &floor_sc);
 	if ((floor_root = realpath(scratch, NULL)) == NULL) {
 		perror("bench: floor-confined: realpath");
 		return -1;
