@@ -461,8 +461,10 @@ failing_confinement_call_refuses_before_exec(void **state)
 	struct job_env broken = jr_env;
 	struct jr j;
 
+	/* Each program a job may load: in the host's namespaces, or its own. */
 	broken.seccomp.insns = &bogus;
 	broken.seccomp.count = 1;
+	broken.seccomp_own = broken.seccomp;
 	jr_init(&j, LL, d->scratch, "write", marker, NULL);
 	jr_run_env(&j, &broken);
 	assert_int_equal(j.rc, -ENOTSUP);
@@ -471,6 +473,7 @@ failing_confinement_call_refuses_before_exec(void **state)
 
 	broken = jr_env;
 	broken.seccomp.count = 0;
+	broken.seccomp_own.count = 0;
 	jr_init(&j, LL, d->scratch, "write", marker, NULL);
 	jr_run_env(&j, &broken);
 	assert_int_equal(j.rc, -ENOTSUP);
