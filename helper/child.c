@@ -131,7 +131,8 @@ confine_view(const struct child_plan *p, enum op *op)
 
 	if (p->backend != CONFINE_BACKEND_LANDLOCK)
 		return 0;
-	if ((rc = mountns_apply(&p->view, op)) != 0)
+	if ((rc = mountns_unshare(op)) != 0 ||
+	    (rc = mountns_apply(&p->view, op)) != 0)
 		return rc;
 	*op = OP_CAPBSET_DROP;
 	return caps_drop_bounding();
@@ -266,7 +267,8 @@ child_exec(const struct child_plan *p, int errfd)
 	 */
 	if (p->become != NULL && (rc = ident_start(p->become, &op)) != 0)
 		fail(errfd, CONFINE_STEP_IDENTITY, op, -rc);
-	if ((rc = confine_view(p, &op)) != 0)
+	/* Under an init of its own, it made the view: the namespaces are its. */
+	if (!p->in_init && (rc = confine_view(p, &op)) != 0)
 		fail(errfd, CONFINE_STEP_CONFINE, op, -rc);
 	if (p->become != NULL && (rc = ident_finish(p->become, &op)) != 0)
 		fail(errfd, CONFINE_STEP_IDENTITY, op, -rc);

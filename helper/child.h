@@ -53,6 +53,14 @@ struct child_plan {
 	                             own, made first of all: a terminal it is
 	                             lent is another session's, never its
 	                             controlling one */
+	bool in_init;             /* started by its init (ns.h), which made
+	                             its namespaces and its view, as its
+	                             client where it has one: only the rest
+	                             is the job's own to do */
+	bool init_userns;         /* its init in a user namespace of its own,
+	                             mapping the helper's ids, which are: */
+	uid_t init_uid;
+	gid_t init_gid;
 	bool die_with_parent;     /* SIGKILL when its parent dies: */
 	pid_t parent;             /* the shepherd, which alone signals it */
 	const char *remove_root;  /* a fresh root the shepherd removes on request */

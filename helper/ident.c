@@ -198,6 +198,23 @@ ident_start(const struct ident *id, enum op *op)
 }
 
 int
+ident_revert(const struct ident *self)
+{
+#ifdef __linux__
+	if (syscall(SYS_setgroups, self->ngroups, self->groups) != 0 ||
+	    syscall(SYS_setresgid, self->gid, self->gid, self->gid) != 0)
+		return -errno;
+	(void)syscall(SYS_setfsuid, self->uid);
+	return (uid_t)syscall(SYS_setfsuid, (uid_t)-1) == self->uid ? 0 : -EPERM;
+#else
+	if (setgroups((int)self->ngroups, self->groups) != 0 ||
+	    setgid(self->gid) != 0)
+		return -errno;
+	return 0;
+#endif
+}
+
+int
 ident_finish(const struct ident *id, enum op *op)
 {
 	*op = OP_SETRESUID;

@@ -66,6 +66,8 @@ void ident_leave(const struct ident *self);
  * Returns 0 or -errno, with the call that failed in *op.
  */
 int ident_start(const struct ident *id, enum op *op);
+/* What ident_start changed, back to self's. 0 or -errno. */
+int ident_revert(const struct ident *self);
 int ident_finish(const struct ident *id, enum op *op);
 
 #endif

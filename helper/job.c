@@ -16,6 +16,9 @@
 
 #include "helper/job.h"
 #include "helper/plan.h"
+#ifdef __linux__
+#include "helper/ns.h"
+#endif
 #include "src/clock.h"
 #include "src/fd.h"
 #include "src/proc.h"
@@ -334,10 +337,27 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	/*
 	 * On Linux the job leads its own session; under a shepherd, which
 	 * then signals it. Where kill(-pgid, 0) is the one proof (macOS) the
-	 * group is the shepherd's.
+	 * group is the shepherd's. With namespaces, the shepherd is the job's
+	 * init: pid 1 of its PID namespace, which makes the rest (ns.h).
 	 */
 #ifdef __linux__
 	p.child.own_session = !env->group_proof_only;
+	j->init = rc == 0 && env->ns && !env->group_proof_only &&
+	    p.child.backend == CONFINE_BACKEND_LANDLOCK;
+	if (j->init) {
+		p.child.in_init = true;
+		p.child.init_userns = env->self.uid != 0;
+		p.child.init_uid = env->self.uid;
+		p.child.init_gid = env->self.gid;
+		/* Its IPC objects its own: the filter for that. */
+		p.child.seccomp = &env->seccomp_own;
+		/* Its /proc and /dev its own too. */
+		p.child.view.own_proc = true;
+		p.child.view.own_dev = true;
+		p.child.view.devices = (const char *const *)p.devices;
+		p.child.view.ndevices = p.ndevices;
+		p.policy.own_dev = true;
+	}
 #endif
 	j->relayed = !j->direct && p.child.own_session;
 	if (rc != 0) {
@@ -366,12 +386,20 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		rc = start_direct(j, &p, &rec);
 		pid = j->shep;
 	} else {
+#ifdef __linux__
+		pid = j->init ? ns_clone_init(p.child.init_userns) : fork();
+#else
 		pid = fork();
+#endif
 		if (pid == 0) {
 			close(sv[0]);
 			shepherd_main(&p.child, sv[1], j->sys);
 		}
 		rc = pid < 0 ? -errno : 0;
+		if (rc != 0 && j->init) {
+			j->refused_op = OP_CLONE_INIT;
+			j->refused_err = -rc;
+		}
 	}
 	fd_closep(&sv[1]);
 	result_init(&j->result, p.child.backend);
@@ -495,7 +523,7 @@ start_remover(struct job *j)
 		/* Our handlers and descriptors are the loop's, not its. */
 		proc_helper_signals();
 		fd_close_except(&sv[1], 1);
-		shepherd_remove(sv[1], j->owner, j->self,
+		shepherd_remove(sv[1], j->owner, j->self, AT_FDCWD,
 		    j->fresh ? j->root : NULL, j->tmp);
 		_exit(0);
 	}
@@ -868,7 +896,13 @@ static void
 on_setup_failed(struct job *j, const struct shep_rec *r, int64_t now)
 {
 	(void)now;
-	refuse(j, -r->err, "the shepherd could not start the job", OP_NONE, 0);
+	if (r->op != OP_NONE)
+		/* Its namespaces or its view: never run without them. */
+		refuse(j, -ENOTSUP, "the confinement could not be applied",
+		    r->op, r->err);
+	else
+		refuse(j, -r->err, "the shepherd could not start the job",
+		    OP_NONE, 0);
 	finish(j);
 }
 

@@ -52,6 +52,7 @@ struct job_env {
 	int self_err;                    /* reading them failed: -errno */
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
+	struct seccomp_prog seccomp_own; /* for a job in namespaces of its own */
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 	struct sysreads *sysreads;       /* made at the first job that reads
 	                                    them: NULL only without memory */
@@ -75,6 +76,15 @@ struct job_env {
 	 * orphans. Set by job_env_init; a test may clear it.
 	 */
 	bool direct;
+	/*
+	 * Linux, where jobs can have namespaces of their own (ns.h): each job
+	 * under an init of its own (a shepherd that is pid 1 of the job's
+	 * PID namespace), never direct. -errno (ns_err, ns_op) where they
+	 * cannot be made. Set by job_env_init; a test may clear it.
+	 */
+	bool ns;
+	int ns_err;
+	enum op ns_op;
 	/* Called with a shepherd's socket just before it is closed. */
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;
@@ -152,6 +162,8 @@ struct job {
 	struct cgroup_job cg;          /* the job's cgroups, if any */
 #endif
 	bool group_only;               /* env's group_proof_only */
+	bool init;                     /* its shepherd is its init: pid 1 of
+	                                  its PID namespace (ns.h) */
 	bool relayed;                  /* a shepherd's job that leads its own
 	                                  session: its group is signalled by
 	                                  the shepherd (SHEP_CMD_*), never by

@@ -117,6 +117,19 @@ landlock_apply(const struct landlock_plan *plan, const struct policy *p,
 		rc = add_path(ruleset, p->tmp, plan->fs_scratch | read);
 	if (rc == 0)
 		rc = add_path(ruleset, "/dev/null", plan->fs_file | read);
+	/*
+	 * Its own /dev's shared memory, queues, ptys and terminal: a tmpfs,
+	 * an mqueue and a devpts instance of its own, nothing of the host's.
+	 */
+	if (rc == 0 && p->own_dev)
+		rc = add_path(ruleset, "/dev/shm", plan->fs_scratch | read);
+	/* The IPC namespace's POSIX queues, however they are opened. */
+	if (rc == 0 && p->own_dev)
+		rc = add_path(ruleset, "/dev/mqueue", plan->fs_scratch | read);
+	if (rc == 0 && p->own_dev)
+		rc = add_path(ruleset, "/dev/pts", plan->fs_file | read);
+	if (rc == 0 && p->own_dev)
+		rc = add_path(ruleset, "/dev/tty", plan->fs_file | read);
 	for (i = 0; rc == 0 && i < p->ndevices; i++)
 		rc = add_path(ruleset, p->devices[i], plan->fs_file | read);
 	for (i = 0; rc == 0 && p->read_narrow && i < p->nreadable; i++)

@@ -4,69 +4,30 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "helper/mountns.h"
+#include "helper/ns.h"
 #include "helper/op.h"
 
-/* Decimal digits of v into buf (no allocation, no locale: after fork). */
-static size_t
-put_uint(char *buf, unsigned long v)
-{
-	char tmp[24];
-	size_t n = 0, i;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}
-
-static int
-write_file(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-/* "ID ID 1": the one id, mapped to itself. */
-static int
-map_self(const char *path, unsigned long id)
-{
-	char line[64];
-	size_t n;
-
-	n = put_uint(line, id);
-	line[n++] = ' ';
-	n += put_uint(line + n, id);
-	memcpy(line + n, " 1", 2);
-	return write_file(path, line, n + 2);
-}
-
 /*
- * A mount namespace of the job's own. Root (of the current user
- * namespace) makes one directly; anyone else makes a user namespace that
- * maps only its own ids first: it holds capabilities only over what that
- * namespace owns, and gives them up before exec (ident_drop_caps).
+ * A mount namespace of the caller's own, where it has no other (no init
+ * of ns.h made one): root (of the current user namespace) makes one
+ * directly; anyone else makes a user namespace that maps only its own ids
+ * first: it holds capabilities only over what that namespace owns, and
+ * gives them up before exec.
  */
-static int
-unshare_mounts(enum op *op)
+int
+mountns_unshare(enum op *op)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	int rc, dumpable;
 
 	*op = OP_UNSHARE_MOUNT;
 	if (unshare(CLONE_NEWNS) == 0)
@@ -76,24 +37,7 @@ unshare_mounts(enum op *op)
 	*op = OP_UNSHARE_USER;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 		return -errno;
-	*op = OP_ID_MAP;
-	/*
-	 * A process that changed its uid without exec since (a host that
-	 * dropped root, then forked its helper) is not dumpable, and its
-	 * /proc/self is root's, whom the new namespace does not map: dumpable
-	 * just for the three writes.
-	 */
-	dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-	if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
-		return -errno;
-	rc = write_file("/proc/self/setgroups", "deny", 4);
-	if (rc == 0)
-		rc = map_self("/proc/self/uid_map", uid);
-	if (rc == 0)
-		rc = map_self("/proc/self/gid_map", gid);
-	if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 && rc == 0)
-		rc = -errno;
-	return rc;
+	return ns_map_self(uid, gid, op);
 }
 
 /* A copy of a tree, checked to be the directory the helper checked. */
@@ -114,6 +58,17 @@ clone_tree(const struct mountns_tree *t, int *fd)
 	return st.st_dev == t->dev && st.st_ino == t->ino ? 0 : -ESTALE;
 }
 
+/* One mount's attributes: set and cleared, not those beneath it. */
+static int
+set_attr_one(int fd, const char *path, unsigned flags, uint64_t set,
+    uint64_t clr)
+{
+	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
+
+	return syscall(SYS_mount_setattr, fd, path, flags, &a, sizeof(a)) == 0 ?
+	    0 : -errno;
+}
+
 static int
 set_attr(int fd, const char *path, unsigned flags, uint64_t set)
 {
@@ -130,12 +85,12 @@ beneath_tmp(const char *path)
 }
 
 /*
- * In the private /tmp, the directories down to path, made as the job's
- * user, so that the tree of the host's can be seen there again. Those of
- * another mount (a kept cwd above a scratch root) exist already.
+ * The directories along path below its first component ("/tmp/",
+ * "/dev/": five characters), path itself too when whole: made as the
+ * caller, each kept where it exists already.
  */
 static int
-make_mountpoint(const char *path)
+make_dirs(const char *path, bool whole)
 {
 	char buf[4096];
 	size_t i, n = strlen(path);
@@ -143,7 +98,7 @@ make_mountpoint(const char *path)
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, n + 1);
-	for (i = 5; i <= n; i++) {
+	for (i = 5; i < n || (whole && i == n); i++) {
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
 		buf[i] = '\0';
@@ -152,6 +107,17 @@ make_mountpoint(const char *path)
 		buf[i] = i < n ? '/' : '\0';
 	}
 	return 0;
+}
+
+/*
+ * In the private /tmp, the directories down to path, made as the job's
+ * user, so that the tree of the host's can be seen there again. Those of
+ * another mount (a kept cwd above a scratch root) exist already.
+ */
+static int
+make_mountpoint(const char *path)
+{
+	return make_dirs(path, true);
 }
 
 /*
@@ -216,14 +182,119 @@ attach(int fd, const char *path, bool over_tmp, enum op *op)
 	    MOVE_MOUNT_F_EMPTY_PATH) == 0 ? 0 : -errno;
 }
 
+/* Where the job's own /dev takes what it names of the host's. */
+struct devnode {
+	const char *path;   /* beneath /dev */
+	int fd;             /* the host's node, cloned: -1 until then */
+};
+
+static bool
+listed(const struct devnode *d, size_t n, const char *path)
+{
+	while (n-- > 0)
+		if (strcmp(d[n].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* path's parent directories beneath /dev, in the new tmpfs. */
+static int
+make_parents(const char *path)
+{
+	return make_dirs(path, false);
+}
+
+/* A host node cloned (open_tree), to be seen again in the new /dev. */
+static int
+clone_node(struct devnode *d)
+{
+	d->fd = (int)syscall(SYS_open_tree, AT_FDCWD, d->path, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC);
+	return d->fd >= 0 ? 0 : -errno;
+}
+
+/* The clone attached at its path in the new /dev, on an empty file. */
+static int
+attach_node(const struct devnode *d)
+{
+	int fd, rc;
+
+	if ((rc = make_parents(d->path)) != 0)
+		return rc;
+	fd = open(d->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return syscall(SYS_move_mount, d->fd, "", AT_FDCWD, d->path,
+	    MOVE_MOUNT_F_EMPTY_PATH) == 0 ? 0 : -errno;
+}
+
+static const char *const dev_nodes[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty",
+};
+#define NODES (sizeof(dev_nodes) / sizeof(dev_nodes[0]))
+
+static const struct {
+	const char *path, *target;
+} dev_links[] = {
+	{ "/dev/ptmx", "pts/ptmx" }, { "/dev/fd", "/proc/self/fd" },
+	{ "/dev/stdin", "/proc/self/fd/0" }, { "/dev/stdout", "/proc/self/fd/1" },
+	{ "/dev/stderr", "/proc/self/fd/2" },
+};
+
+/*
+ * The job's own /dev: a small tmpfs with the harmless nodes and the
+ * spec's devices (the host's own, attached), a new devpts instance with
+ * its ptmx, a private /dev/shm and the IPC namespace's mqueue; then
+ * read-only, but for those two and the ptys.
+ */
+static int
+make_dev(struct devnode *nodes, size_t n, enum op *op)
+{
+	size_t i;
+	int rc = 0;
+
+	*op = OP_MOUNT_DEV;
+	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+	    "mode=0755,size=64k,nr_inodes=256") != 0)
+		return -errno;
+	*op = OP_MOVE_MOUNT;
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = attach_node(&nodes[i]);
+	*op = OP_MOUNT_DEV;
+	for (i = 0; rc == 0 && i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
+		if (symlink(dev_links[i].target, dev_links[i].path) != 0)
+			rc = -errno;
+	if (rc == 0 && (mkdir("/dev/pts", 0755) != 0 ||
+	    mkdir("/dev/shm", 01777) != 0 || mkdir("/dev/mqueue", 0755) != 0))
+		rc = -errno;
+	if (rc != 0)
+		return rc;
+	*op = OP_MOUNT_DEVPTS;
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=0620") != 0)
+		return -errno;
+	*op = OP_MOUNT_SHM;
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=01777") != 0)
+		return -errno;
+	/* The IPC namespace's POSIX queues, where programs look for them. */
+	if (mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, NULL) != 0)
+		return -errno;
+	*op = OP_MOUNT_SETATTR;
+	return set_attr_one(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0);
+}
+
 int
 mountns_apply(const struct mountns_view *v, enum op *failed)
 {
 	int root = -1, tmp = -1, keep[2] = { -1, -1 }, rc, i;
+	struct devnode nodes[NODES + MOUNTNS_MAX_DEVICES];
+	size_t k, nnodes = 0;
 	enum op op_, *op = failed != NULL ? failed : &op_;
 
-	if ((rc = unshare_mounts(op)) != 0)
-		return rc;
 	/*
 	 * Copies taken before anything is made read-only, so that they keep
 	 * their own flags; then everything private and read-only, which also
@@ -235,6 +306,18 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 		rc = clone_tree(&v->tmp, &tmp);
 	for (i = 0; rc == 0 && i < 2; i++)
 		rc = clone_tree(&v->keep[i], &keep[i]);
+	/* The host's nodes the job's /dev takes, before it covers them. */
+	for (k = 0; v->own_dev && k < NODES + v->ndevices; k++) {
+		nodes[nnodes].path = k < NODES ? dev_nodes[k] :
+		    v->devices[k - NODES];
+		nodes[nnodes].fd = -1;
+		if (k >= NODES && (strncmp(nodes[nnodes].path, "/dev/", 5) != 0 ||
+		    listed(nodes, nnodes, nodes[nnodes].path)))
+			continue;  /* elsewhere: seen where it is; or there */
+		if (rc == 0)
+			rc = clone_node(&nodes[nnodes]);
+		nnodes++;
+	}
 	if (rc == 0)
 		*op = OP_MOUNT_SETATTR;
 	if (rc == 0)
@@ -258,6 +341,15 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 			rc = attach(keep[i], v->keep[i].path, v->over_tmp, op);
 	if (rc == 0)
 		rc = attach(root, v->root.path, v->over_tmp, op);
+	/* The PID namespace's own processes, read-only as the rest. */
+	if (rc == 0 && v->own_proc) {
+		*op = OP_MOUNT_PROC;
+		if (mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID |
+		    MS_NODEV | MS_NOEXEC, NULL) != 0)
+			rc = -errno;
+	}
+	if (rc == 0 && v->own_dev)
+		rc = make_dev(nodes, nnodes, op);
 	if (rc == 0)
 		*op = OP_NONE;
 	if (root >= 0)
@@ -267,5 +359,8 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 	for (i = 0; i < 2; i++)
 		if (keep[i] >= 0)
 			close(keep[i]);
+	for (k = 0; k < nnodes; k++)
+		if (nodes[k].fd >= 0)
+			close(nodes[k].fd);
 	return rc;
 }

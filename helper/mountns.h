@@ -31,6 +31,8 @@ struct mountns_tree {
 	ino_t ino;
 };
 
+#define MOUNTNS_MAX_DEVICES 16
+
 struct mountns_view {
 	struct mountns_tree root;  /* the scratch root: read-write */
 	struct mountns_tree tmp;   /* the private temporary directory, made
@@ -39,12 +41,29 @@ struct mountns_view {
 	                              when beneath /tmp and not the root's:
 	                              seen again, read-only, where they were */
 	bool over_tmp;
+	/*
+	 * With namespaces of its own (ns.h): a /proc of its PID namespace; a
+	 * /dev of its own, with the devices the spec names (those beneath
+	 * /dev; others are seen where they are).
+	 */
+	bool own_proc;
+	bool own_dev;
+	const char *const *devices;
+	size_t ndevices;
 };
 
 /*
- * Returns 0 or -errno, and the call that failed in *failed (NULL: not
- * wanted); on error the caller must not exec. -ESTALE: a tree is no
- * longer the directory the helper checked.
+ * A mount namespace of the caller's own (and a user namespace first, for
+ * one that may not make it otherwise), where ns.h made none. 0 or -errno,
+ * the call in *op.
+ */
+int mountns_unshare(enum op *op);
+
+/*
+ * The view, made in the caller's mount namespace, which must be its own
+ * (mountns_unshare, or ns.h's). Returns 0 or -errno, and the call that
+ * failed in *failed (NULL: not wanted); on error the caller must not
+ * exec. -ESTALE: a tree is no longer the directory the helper checked.
  */
 int mountns_apply(const struct mountns_view *view, enum op *failed);
 

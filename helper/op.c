@@ -40,6 +40,14 @@ static const struct {
 	[OP_SETRLIMIT] = { "limits", "setrlimit" },
 	[OP_PDEATHSIG] = { "session", "prctl(PR_SET_PDEATHSIG)" },
 	[OP_EXECVE] = { "program", "execve" },
+	[OP_CLONE_INIT] = { "pid namespace", "clone(CLONE_NEWPID)" },
+	[OP_UNSHARE_NS] = { "namespaces",
+	    "unshare(CLONE_NEWNS|CLONE_NEWNET|CLONE_NEWIPC|CLONE_NEWUTS)" },
+	[OP_LO_UP] = { "network namespace", "ioctl(SIOCSIFFLAGS, lo)" },
+	[OP_MOUNT_PROC] = { "mount namespace", "mount(proc)" },
+	[OP_MOUNT_DEV] = { "mount namespace", "mount(tmpfs, /dev)" },
+	[OP_MOUNT_DEVPTS] = { "mount namespace", "mount(devpts, /dev/pts)" },
+	[OP_MOUNT_SHM] = { "mount namespace", "mount(tmpfs, /dev/shm)" },
 	[OP_LANDLOCK_ABI] = { "landlock",
 	    "landlock_create_ruleset(LANDLOCK_CREATE_RULESET_VERSION)" },
 };
@@ -137,6 +145,8 @@ op_hint(enum op op, int err)
 	case OP_UNSHARE_MOUNT:
 	case OP_UNSHARE_USER:
 	case OP_ID_MAP:
+	case OP_CLONE_INIT:
+	case OP_UNSHARE_NS:
 		return namespace_hint(err);
 	case OP_OPEN_TREE:
 	case OP_MOUNT_SETATTR:

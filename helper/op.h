@@ -39,6 +39,13 @@ enum op {
 	OP_SETRLIMIT,
 	OP_PDEATHSIG,
 	OP_EXECVE,
+	OP_CLONE_INIT,        /* the job's init, in its PID namespace */
+	OP_UNSHARE_NS,        /* its mount, network, IPC, UTS namespaces */
+	OP_LO_UP,
+	OP_MOUNT_PROC,
+	OP_MOUNT_DEV,
+	OP_MOUNT_DEVPTS,
+	OP_MOUNT_SHM,
 	OP_LANDLOCK_ABI,      /* the helper's probe, before any job */
 	OP_LAST = OP_LANDLOCK_ABI
 };

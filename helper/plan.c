@@ -13,6 +13,9 @@
 #endif
 
 #include "helper/plan.h"
+#ifdef __linux__
+#include "helper/ns.h"
+#endif
 #include "src/spec.h"
 
 /* The helper's $TMPDIR if it names a directory, else /tmp: canonical. */
@@ -133,6 +136,29 @@ direct_possible(const struct cgroup_env *cg)
 }
 #endif
 
+#ifdef __linux__
+/*
+ * Whether each job can have namespaces of its own. In a build for the
+ * tests only (//:test_switches), not with CONFINE_NO_NAMESPACES=1 in our
+ * environment: the path of machines that cannot, to be tested where they
+ * can.
+ */
+static void
+ns_possible(struct job_env *env)
+{
+#ifdef CONFINE_TEST_SWITCHES
+	const char *off = getenv("CONFINE_NO_NAMESPACES");
+
+	if (off != NULL && strcmp(off, "1") == 0) {
+		env->ns_err = -ENOTSUP;
+		return;
+	}
+#endif
+	env->ns_err = ns_probe(&env->ns_op);
+	env->ns = env->ns_err == 0;
+}
+#endif
+
 int
 job_env_init(struct job_env *env)
 {
@@ -141,9 +167,12 @@ job_env_init(struct job_env *env)
 	env->tmp_base = tmp_base();
 #ifdef __linux__
 	env->landlock_abi = landlock_abi();
-	seccomp_program(&env->seccomp);
+	seccomp_program(false, &env->seccomp);
+	seccomp_program(true, &env->seccomp_own);
 	cgroup_env_init(&env->cg);
-	env->direct = direct_possible(&env->cg);
+	ns_possible(env);
+	/* A job with namespaces has an init of its own: never direct. */
+	env->direct = !env->ns && direct_possible(&env->cg);
 	env->sysreads = calloc(1, sizeof(*env->sysreads));
 	if (env->sysreads == NULL)
 		return -ENOMEM;

@@ -26,6 +26,9 @@ struct policy {
 	                               the system trees (policy_system_reads) */
 	size_t nreadable;
 	bool read_system;           /* Seatbelt: the profile's system trees */
+	bool own_dev;               /* Linux: a /dev of the job's own, whose
+	                               /dev/shm, ptys and tty are its own to
+	                               use */
 };
 
 /*

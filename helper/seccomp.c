@@ -10,9 +10,11 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* helper/seccomp_rules.c's program, compiled when the helper was built. */
+/* helper/seccomp_rules.c's programs, compiled when the helper was built. */
 extern const struct sock_filter seccomp_prebuilt[];
 extern const unsigned short seccomp_prebuilt_count;
+extern const struct sock_filter seccomp_prebuilt_own[];
+extern const unsigned short seccomp_prebuilt_own_count;
 
 /*
  * personality(2) other than Linux's own personas (and the query): not
@@ -36,10 +38,10 @@ static const struct sock_filter persona[] = {
 };
 
 void
-seccomp_program(struct seccomp_prog *prog)
+seccomp_program(bool own, struct seccomp_prog *prog)
 {
-	prog->insns = seccomp_prebuilt;
-	prog->count = seccomp_prebuilt_count;
+	prog->insns = own ? seccomp_prebuilt_own : seccomp_prebuilt;
+	prog->count = own ? seccomp_prebuilt_own_count : seccomp_prebuilt_count;
 }
 
 static int

@@ -8,6 +8,7 @@
 #ifndef CONFINE_SECCOMP_H
 #define CONFINE_SECCOMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct seccomp_prog {
@@ -15,8 +16,12 @@ struct seccomp_prog {
 	unsigned short count;
 };
 
-/* The program the helper was built with: never empty. */
-void seccomp_program(struct seccomp_prog *prog);
+/*
+ * The program the helper was built with, for a job in namespaces of its
+ * own (own: its IPC objects are its own copies) or in the host's: never
+ * empty.
+ */
+void seccomp_program(bool own, struct seccomp_prog *prog);
 
 /* In the job's process, with no_new_privs set. Returns 0 or -errno. */
 int seccomp_apply(const struct seccomp_prog *prog);

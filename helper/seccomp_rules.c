@@ -8,6 +8,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -51,6 +52,17 @@ static const char *const refused[] = {
 	"userfaultfd", "process_vm_readv", "process_vm_writev",
 	"lookup_dcookie", "uselib", "ustat", "sysfs", "_sysctl",
 	"nfsservctl", "create_module", "get_kernel_syms", "query_module",
+};
+
+/*
+ * SysV IPC and POSIX message queues: objects of the IPC namespace, named
+ * by keys and ids any process may guess. Refused where the job shares the
+ * host's; in one of its own (ns.h) they are the job's own copies.
+ */
+static const char *const shared_ipc[] = {
+	"shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl",
+	"msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink",
+	"mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 };
 
 /* Namespace flags clone() may not take (clone3 is ENOSYS, below). */
@@ -119,7 +131,7 @@ add_setid_rules(scmp_filter_ctx ctx)
 }
 
 static int
-add_rules(scmp_filter_ctx ctx)
+add_rules(scmp_filter_ctx ctx, bool own)
 {
 	/*
 	 * A terminal it is lent stays its owner's: no input pushed into it,
@@ -143,6 +155,8 @@ add_rules(scmp_filter_ctx ctx)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (i = 0; rc == 0 && i < NELEM(refused); i++)
 		rc = RULE0(ctx, refused[i]);
+	for (i = 0; rc == 0 && !own && i < NELEM(shared_ipc); i++)
+		rc = RULE0(ctx, shared_ipc[i]);
 	for (i = 0; rc == 0 && i < NELEM(tty_inject); i++)
 		rc = RULE(ctx, "ioctl",
 		    SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_inject[i]));
@@ -227,7 +241,7 @@ add_rules(scmp_filter_ctx ctx)
 }
 
 int
-seccomp_compile(struct sock_filter **insns, unsigned short *count)
+seccomp_compile(bool own, struct sock_filter **insns, unsigned short *count)
 {
 	scmp_filter_ctx ctx;
 	struct stat st;
@@ -239,7 +253,7 @@ seccomp_compile(struct sock_filter **insns, unsigned short *count)
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL)
 		return -ENOMEM;
-	rc = add_rules(ctx);
+	rc = add_rules(ctx, own);
 	if (rc != 0)
 		goto out;
 	fd = memfd_create("confine-seccomp", MFD_CLOEXEC);

@@ -8,8 +8,13 @@
 #define CONFINE_SECCOMP_RULES_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 
-/* *insns is malloc'd. Returns 0 or -errno. */
-int seccomp_compile(struct sock_filter **insns, unsigned short *count);
+/*
+ * The filter for a job in namespaces of its own (own, ns.h) or in the
+ * host's. *insns is malloc'd. Returns 0 or -errno.
+ */
+int seccomp_compile(bool own, struct sock_filter **insns,
+    unsigned short *count);
 
 #endif

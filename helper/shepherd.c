@@ -5,13 +5,19 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include "helper/caps.h"
+#include "helper/mountns.h"
+#include "helper/ns.h"
 #endif
 
 #include "helper/shepherd.h"
@@ -82,6 +88,10 @@ struct shep {
 	int sigp[2];
 	pid_t group;       /* the job's pgid: its own pid, or ours */
 	bool session;      /* the job leads its session: we signal its group */
+	bool init;         /* we are pid 1 of the job's PID namespace */
+	pid_t job_host;    /* the job's pid as the helper sees it */
+	int host_root;     /* the host's / and /proc, from before the job's */
+	int host_proc;     /* view was made (init), or -1 */
 	pid_t job;
 	bool reaped;
 	bool sweeping;     /* the job exited, something of it did not */
@@ -102,9 +112,9 @@ report(struct shep *s, const struct shep_rec *r)
 }
 
 static _Noreturn void
-setup_failed(struct shep *s, int err)
+setup_failed(struct shep *s, enum op op, int err)
 {
-	struct shep_rec r = { .type = SHEP_SETUP_FAILED, .err = err };
+	struct shep_rec r = { .type = SHEP_SETUP_FAILED, .err = err, .op = op };
 
 	report(s, &r);
 	_exit(0);
@@ -115,7 +125,7 @@ static void
 read_exec_result(struct shep *s)
 {
 	unsigned char rec[CHILD_ERR_LEN];
-	struct shep_rec r = { .type = SHEP_EXEC_OK, .pid = s->job };
+	struct shep_rec r = { .type = SHEP_EXEC_OK, .pid = s->job_host };
 	ssize_t n;
 
 	do
@@ -163,7 +173,7 @@ reap_job(struct shep *s, struct shep_rec *r)
 		read_exec_result(s);
 	memset(&ru, 0, sizeof(ru));
 	r->type = SHEP_EXITED;
-	r->pid = s->job;
+	r->pid = s->job_host;
 	do
 		got = s->sys->wait4(s->job, &status, 0, &ru);
 	while (got < 0 && errno == EINTR);
@@ -209,6 +219,13 @@ kill_children(struct shep *s)
 {
 #ifdef __linux__
 	char path[64], buf[4096];
+
+	/* pid 1 of the job's namespace: every process in it but us. */
+	if (s->init) {
+		if (kill(-1, SIGKILL) == 0)
+			s->swept++;
+		return;
+	}
 	long pid = 0;
 	bool digits = false;
 	ssize_t n, i;
@@ -302,10 +319,18 @@ signal_job(struct shep *s, int sig)
 {
 	struct shep_rec r = { .type = SHEP_SIGNALLED, .status = sig };
 
-	if (s->reaped)
+	/*
+	 * As pid 1 of the job's namespace, every process of the job, in its
+	 * group or not, and never one outside it, reaped or not.
+	 */
+	if (s->init) {
+		if (s->sys->kill(-1, sig) != 0)
+			r.err = errno;
+	} else if (s->reaped) {
 		r.err = ESRCH;
-	else if (s->sys->kill(-s->group, sig) != 0)
+	} else if (s->sys->kill(-s->group, sig) != 0) {
 		r.err = errno;
+	}
 	if (sig == SIGKILL)
 		kill_children(s);
 	report(s, &r);
@@ -356,10 +381,17 @@ remove_at(int dir, const char *name, int depth)
 	return rc;
 }
 
+/* path, absolute, beneath at (the host's /, or AT_FDCWD for ours). */
+static const char *
+beneath(int at, const char *path)
+{
+	return at == AT_FDCWD ? path : path + strspn(path, "/");
+}
+
 /* As the job's user: it removes what that user could, and no more. */
 void
 shepherd_remove(int ctl, const struct ident *become, const struct ident *self,
-    const char *root, const char *tmp)
+    int at, const char *root, const char *tmp)
 {
 	struct shep_rec r = { .type = SHEP_REMOVED };
 	unsigned char buf[SHEP_REC_LEN];
@@ -367,9 +399,9 @@ shepherd_remove(int ctl, const struct ident *become, const struct ident *self,
 
 	/* err: the fresh root's removal; status: the private tmp's. */
 	if (root != NULL)
-		r.err = -(rc != 0 ? rc : remove_at(AT_FDCWD, root, 0));
+		r.err = -(rc != 0 ? rc : remove_at(at, beneath(at, root), 0));
 	if (tmp != NULL)
-		r.status = -(rc != 0 ? rc : remove_at(AT_FDCWD, tmp, 0));
+		r.status = -(rc != 0 ? rc : remove_at(at, beneath(at, tmp), 0));
 	shep_rec_encode(&r, buf);
 	(void)fd_write_full(ctl, buf, sizeof(buf));
 }
@@ -411,16 +443,95 @@ set_signals(sigset_t *chld)
 static void
 report_forked(struct shep *s)
 {
-	struct shep_rec r = { .type = SHEP_FORKED, .pid = s->job };
+	struct shep_rec r = { .type = SHEP_FORKED, .pid = s->job_host };
 
 	report(s, &r);
 }
+
+#ifdef __linux__
+/*
+ * The job's pid as the helper sees it, from the host's /proc (read before
+ * the job's view covered ours): the Pid of a pidfd's fdinfo is in the pid
+ * namespace of the /proc it is read through. -1 when it cannot be read.
+ */
+static pid_t
+host_pid(const struct shep *s, pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	long v = -1;
+	int pidfd, fd;
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+	fd = openat(s->host_proc, path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	close(pidfd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPid:")) != NULL)
+		v = strtol(p + 6, NULL, 10);
+	return v > 0 ? (pid_t)v : -1;
+}
+
+/*
+ * As pid 1 of the job's PID namespace, before the job: its other
+ * namespaces, its view (as its client, where it has one), the bounding
+ * set it will inherit. We keep the host's / and /proc for what the
+ * helper sees (the job's pid, the trees to remove).
+ */
+static void
+init_setup(struct shep *s, const struct child_plan *plan)
+{
+	enum op op = OP_NONE;
+	int rc = 0;
+
+	if (plan->init_userns)
+		rc = ns_map_self(plan->init_uid, plan->init_gid, &op);
+	if (rc == 0 && ((s->host_root = open("/", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || (s->host_proc = open("/proc", O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) < 0)) {
+		op = OP_MOUNT_PROC;
+		rc = -errno;
+	}
+	if (rc == 0)
+		rc = ns_enter(&op);
+	/*
+	 * The view as the client sees the paths, where the job is another
+	 * user's; then ours again: its cgroup is joined as we are, and the
+	 * job takes its client's credentials itself.
+	 */
+	if (rc == 0 && plan->become != NULL)
+		rc = ident_start(plan->become, &op);
+	if (rc == 0)
+		rc = mountns_apply(&plan->view, &op);
+	if (rc == 0 && plan->become != NULL && (rc = ident_revert(plan->self)) != 0)
+		op = OP_SETFSUID;
+	if (rc == 0) {
+		op = OP_CAPBSET_DROP;
+		rc = caps_drop_bounding();
+	}
+	/* Nothing of the job may read or trace us. */
+	if (rc == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		op = OP_NONE;
+		rc = -errno;
+	}
+	if (rc != 0)
+		setup_failed(s, op, -rc);
+}
+#endif
 
 void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 {
 	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys,
-		.session = plan->own_session };
+		.session = plan->own_session, .init = plan->in_init,
+		.host_root = -1, .host_proc = -1 };
 	int keep[8] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
 		plan->cg_dir };
@@ -433,6 +544,10 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 
 	set_signals(&chld);
 	fd_close_except(keep, 8);
+#ifdef __linux__
+	if (s.init)
+		init_setup(&s, plan);
+#endif
 	/*
 	 * Where kill(-pgid, 0) is the proof, the group is ours. Else the job
 	 * makes its own session, and dies with us: we alone signal it.
@@ -440,24 +555,33 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	if (!s.session) {
 		s.group = getpid();
 		if (setpgid(0, 0) != 0)
-			setup_failed(&s, errno);
+			setup_failed(&s, OP_NONE, errno);
 	} else {
 		mine.die_with_parent = true;
 		mine.parent = getpid();
 	}
 #ifdef __linux__
 	if (plan->subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
-		setup_failed(&s, errno);
+		setup_failed(&s, OP_NONE, errno);
 #endif
 	if ((rc = fd_pipe(s.sigp)) != 0 || (rc = fd_nonblock(s.sigp[0])) != 0 ||
 	    (rc = fd_nonblock(s.sigp[1])) != 0 || (rc = fd_pipe(errp)) != 0)
-		setup_failed(&s, -rc);
+		setup_failed(&s, OP_NONE, -rc);
 	sigchld_fd = s.sigp[1];
 	s.t_fork = clock_ns();
 	/* errp[0] is close-on-exec and closed with the rest in the child. */
 	s.job = child_start(&mine, errp[1]);
 	if (s.job < 0)
-		setup_failed(&s, errno);
+		setup_failed(&s, OP_NONE, errno);
+	s.job_host = s.job;
+#ifdef __linux__
+	if (s.init && (s.job_host = host_pid(&s, s.job)) < 0) {
+		rc = errno;
+		kill(-1, SIGKILL);
+		proc_reap(s.job, NULL);
+		setup_failed(&s, OP_MOUNT_PROC, rc ? rc : EIO);
+	}
+#endif
 	close(errp[1]);
 	s.errp = errp[0];
 	/* The job has its copies; the shepherd must not hold its pipes. */
@@ -485,7 +609,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 			rc = errno;
 			kill(-s.group, SIGKILL);
 			proc_reap(s.job, NULL);
-			setup_failed(&s, rc);
+			setup_failed(&s, OP_NONE, rc);
 		}
 		report_forked(&s);
 	}
@@ -527,7 +651,16 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 			if (read(s.ctl, &cmd, 1) != 1)
 				break;
 			if (cmd == SHEP_CMD_REMOVE && s.reaped && !s.sweeping) {
+#ifdef __linux__
+				/*
+				 * The view's mount of the fresh root would keep
+				 * the host's directory busy: ours alone now.
+				 */
+				if (s.init && plan->remove_root != NULL)
+					(void)umount2(plan->remove_root, MNT_DETACH);
+#endif
 				shepherd_remove(s.ctl, plan->become, plan->self,
+				    s.init ? s.host_root : AT_FDCWD,
 				    plan->remove_root, plan->remove_tmp);
 				continue;
 			}
@@ -542,7 +675,8 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	}
 	if (!s.reaped) {
 		/* Released early or the helper died: the job must not outlive us. */
-		kill(-s.group, SIGKILL);
+		if (!s.init)
+			kill(-s.group, SIGKILL);
 		kill_children(&s);
 		proc_reap(s.job, NULL);
 	}

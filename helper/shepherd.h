@@ -91,11 +91,12 @@ void shep_rec_exited(struct shep_rec *r, int status, const struct rusage *ru,
 
 /*
  * Removes a fresh root and a private tmp (either NULL for none) as become
- * (NULL: as we are), and reports SHEP_REMOVED on ctl. In a process of its
+ * (NULL: as we are), their absolute paths resolved beneath at (a
+ * directory, or AT_FDCWD), and reports SHEP_REMOVED on ctl. In a process of its
  * own: it changes the credentials it runs with.
  */
 void shepherd_remove(int ctl, const struct ident *become,
-    const struct ident *self, const char *root, const char *tmp);
+    const struct ident *self, int at, const char *root, const char *tmp);
 
 _Noreturn void shepherd_main(const struct child_plan *plan, int ctl,
     const struct job_sys *sys);

@@ -46,7 +46,7 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char parent[24], *argv[6], *envp[3] = { NULL, NULL, NULL };
+	char parent[24], *argv[6], *envp[4] = { NULL, NULL, NULL, NULL };
 	const char *tmpdir = getenv("TMPDIR");
 	size_t ne = 0;
 	int sv[2], rc, moved;
@@ -91,10 +91,14 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 	 * Nothing of the host's environment but where it keeps temporary
 	 * files (the helper makes its jobs' private tmps there), and, in a
 	 * build for the tests only, whether it must run every job under a
-	 * shepherd (CONFINE_SHEPHERD=1).
+	 * shepherd (CONFINE_SHEPHERD=1) and without namespaces
+	 * (CONFINE_NO_NAMESPACES=1).
 	 */
 #ifdef CONFINE_TEST_SWITCHES
-	const char *shep = getenv("CONFINE_SHEPHERD");
+	static const char *const switches[] = { "CONFINE_SHEPHERD",
+		"CONFINE_NO_NAMESPACES" };
+	const char *on;
+	size_t i;
 #endif
 	if (tmpdir != NULL && tmpdir[0] == '/' &&
 	    asprintf(&envp[ne++], "TMPDIR=%s", tmpdir) < 0) {
@@ -102,14 +106,18 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 		rc = ENOMEM;
 	}
 #ifdef CONFINE_TEST_SWITCHES
-	if (rc == 0 && shep != NULL && strcmp(shep, "1") == 0 &&
-	    (envp[ne] = strdup("CONFINE_SHEPHERD=1")) == NULL)
-		rc = ENOMEM;
+	for (i = 0; rc == 0 && i < sizeof(switches) / sizeof(switches[0]); i++)
+		if ((on = getenv(switches[i])) != NULL && strcmp(on, "1") == 0 &&
+		    asprintf(&envp[ne++], "%s=1", switches[i]) < 0) {
+			envp[--ne] = NULL;
+			rc = ENOMEM;
+		}
 #endif
 	if (rc == 0)
 		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
 	free(envp[0]);
 	free(envp[1]);
+	free(envp[2]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);

@@ -167,9 +167,10 @@ escaped_descendant_is_found_by_the_cgroup(void **state)
 	jr_init(&j, LL, d->scratch, "setsid", "30000", NULL);
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
+	/* Out of the job's group; then gone. */
 	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
-	assert_int_not_equal(pgid, j.r.pgid);
-	assert_true(tu_gone((pid_t)pid));
+	assert_int_not_equal(pgid, jr_seen_pgid(&j, &jr_env));
+	assert_true(tu_gone(jr_pid(&j, 0)));
 	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
 	assert_int_equal(job_cgroups(jr_env.cg.v2), 0);
 	jr_free(&j);
@@ -187,9 +188,10 @@ deadline_with_cgroups_cancels_and_the_escaped_one_dies(void **state)
 	j.spec.deadline_ms = TU_DEADLINE_AFTER_START_MS;
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
+	/* Out of the job's group; then gone. */
 	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
-	assert_int_not_equal(pgid, j.r.pgid);
-	assert_true(tu_gone((pid_t)pid));
+	assert_int_not_equal(pgid, jr_seen_pgid(&j, &jr_env));
+	assert_true(tu_gone(jr_pid(&j, 0)));
 	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
 	jr_free(&j);
 }
@@ -203,7 +205,7 @@ double_forked_daemon_under_cgroups_is_uncertain_and_killed(void **state)
 	jr_init(&j, LL, d->scratch, "daemon", "30000", NULL);
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(jr_pid(&j, 0)));
 	jr_free(&j);
 }
 
@@ -635,7 +637,8 @@ deadline_kills_through_cgroup_kill(void **state)
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	assert_int_equal(j.r.signal, SIGKILL);
 	assert_int_equal(sscanf(j.out, "%ld %ld %ld", &pid, &pgid, &sid), 3);
-	assert_true(tu_gone((pid_t)pid));
+	assert_int_not_equal(pgid, jr_seen_pgid(&j, &env));
+	assert_true(tu_gone(jr_pid(&j, 0)));
 	assert_int_equal(j.r.proof, CONFINE_PROOF_CGROUP);
 	jr_free(&j);
 }

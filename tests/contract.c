@@ -246,7 +246,7 @@ descendant_left_in_the_group_is_uncertain_and_killed(void **state)
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
 	assert_int_equal(j.r.exit_code, 0);
-	pid = (pid_t)atol(j.out);
+	pid = jr_pid(&j, 0);
 	assert_true(pid > 1);
 	assert_true(tu_gone(pid));
 	/* Cleanup emptied the group: that much was proven afterwards. */
@@ -282,7 +282,7 @@ deadline_cancels_and_the_group_is_gone(void **state)
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	assert_true(j.elapsed_ms >= TU_DEADLINE_AFTER_START_MS);
 	assert_int_equal(j.r.signal, SIGKILL);
-	pid = (pid_t)atol(j.out);
+	pid = jr_pid(&j, 0);
 	assert_true(pid > 1);
 	assert_true(tu_gone(pid));
 	assert_int_equal(j.r.proof, cfg.proof);

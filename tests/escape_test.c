@@ -335,8 +335,11 @@ signals_to_the_jobs_parent_and_the_host(void **state)
 	char host[24];
 
 	snprintf(host, sizeof(host), "%ld", (long)getpid());
-	PAIR(d, 0, EPERM, "kill", host, "0");
-	/* Its parent, the shepherd or (direct) the host, is outside its domain. */
+	PAIR(d, 0, JR_OUTSIDE(EPERM), "kill", host, "0");
+	/*
+	 * Its parent, the shepherd, its init or (direct) the host, is
+	 * outside its domain.
+	 */
 	PAIR(d, 0, EPERM, "kill", "parent", "0");
 }
 
@@ -347,8 +350,8 @@ ptrace_and_proc_mem_of_the_host(void **state)
 	char host[24];
 
 	snprintf(host, sizeof(host), "%ld", (long)getpid());
-	PAIR(d, 0, EPERM, "ptrace", host);
-	PAIR(d, 0, EACCES, "proc-open", host, "mem");
+	PAIR(d, 0, JR_OUTSIDE(EPERM), "ptrace", host);
+	PAIR(d, 0, JR_OUTSIDE_PROC(EACCES), "proc-open", host, "mem");
 }
 
 static void
@@ -361,7 +364,7 @@ descriptors_of_the_host(void **state)
 	assert_true(fd >= 0);
 	snprintf(host, sizeof(host), "%ld", (long)getpid());
 	snprintf(fdname, sizeof(fdname), "fd/%d", fd);
-	PAIR(d, 0, EACCES, "proc-open", host, fdname);
+	PAIR(d, 0, JR_OUTSIDE_PROC(EACCES), "proc-open", host, fdname);
 	close(fd);
 }
 

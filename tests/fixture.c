@@ -1042,6 +1042,7 @@ static const struct {
 	{ "pair", probe_pair },
 	{ "caps", probe_caps },
 	{ "creds", probe_creds },
+	{ "ipc", probe_ipc },
 #endif
 };
 

@@ -210,14 +210,14 @@ deadline_cancels_and_descendants_are_uncertain(void **state)
 	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
 	assert_int_equal(j.r.reason, CONFINE_REASON_DEADLINE);
 	assert_true(j.r.wall_us > 0);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(hu_pid(&j, 0)));
 	hu_free(&j);
 
 	hu_init(&j, scratch, "detach", "30000", NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
 	assert_int_equal(j.r.reason, CONFINE_REASON_GROUP_STILL_PRESENT);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(hu_pid(&j, 0)));
 	hu_free(&j);
 
 	/* Out of the group by setsid: found all the same, and killed. */
@@ -225,7 +225,7 @@ deadline_cancels_and_descendants_are_uncertain(void **state)
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_UNCERTAIN);
 	assert_int_equal(j.r.reason, CONFINE_REASON_GROUP_STILL_PRESENT);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(hu_pid(&j, 0)));
 	hu_free(&j);
 	free(scratch);
 }
@@ -325,7 +325,7 @@ job_starts_clean_in_its_own_group(void **state)
 	hu_init(&j, scratch, "ids", NULL);
 	assert_int_equal(hu_run(C(state), &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
-	assert_null(tu_path_ids(j.out, j.r.pid, j.r.pgid,
+	assert_null(tu_path_ids(j.out, hu_pid(&j, 0), j.r.pid, j.r.pgid,
 	    confine_helper_pid(C(state))));
 	assert_int_not_equal(j.r.pgid, getpgrp());
 	assert_int_not_equal(j.r.pgid, getpgid(confine_helper_pid(C(state))));

@@ -47,7 +47,8 @@ hu_on_its_path(void **state)
 	hu_init(&j, scratch, "ids", NULL);
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
-	why = tu_path_ids(j.out, j.r.pid, j.r.pgid, confine_helper_pid(c));
+	why = tu_path_ids(j.out, hu_pid(&j, 0), j.r.pid, j.r.pgid,
+	    confine_helper_pid(c));
 	if (why != NULL)
 		fail_msg("%s: %s", why, j.out);
 	hu_free(&j);
@@ -138,7 +139,7 @@ hu_spawn(struct confine *c, struct hu_job *j)
 	int p[2];
 
 	if (j->spec.stdout_fd == -1) {
-		assert_int_equal(fd_pipe(p), 0);
+		tu_cred_pair(p);
 		j->spec.stdout_fd = p[1];
 		j->outfd = p[0];
 	}
@@ -157,10 +158,19 @@ hu_wait(struct hu_job *j)
 	int rc = confine_wait(j->job, -1, &j->r);
 
 	if (j->outfd >= 0) {
-		j->out = tu_drain(j->outfd);
+		j->out = tu_drain_cred(j->outfd, &j->out_pids, &j->out_lines);
 		j->outfd = -1;
 	}
 	return rc;
+}
+
+pid_t
+hu_pid(const struct hu_job *j, size_t n)
+{
+	if (n >= j->out_lines || j->out_pids[n] <= 1)
+		fail_msg("no writer of line %zu of the job's stdout [%s]", n,
+		    j->out ? j->out : "");
+	return j->out_pids[n];
 }
 
 int
@@ -185,20 +195,21 @@ hu_free(struct hu_job *j)
 		close(j->outfd);
 	free(j->out);
 	j->out = NULL;
+	free(j->out_pids);
+	j->out_pids = NULL;
+	j->out_lines = 0;
 }
 
 pid_t
 hu_read_pid(int fd)
 {
 	char buf[32];
-	int k = 0;
+	pid_t pid = tu_read_line_pid(fd, buf, sizeof(buf));
 
-	while (k < (int)sizeof(buf) - 1 && read(fd, buf + k, 1) == 1 &&
-	    buf[k] != '\n')
-		k++;
-	buf[k] = '\0';
+	/* It printed a pid: its own, as it sees it. */
 	assert_true(atol(buf) > 1);
-	return (pid_t)atol(buf);
+	assert_true(pid > 1);
+	return pid;
 }
 
 pid_t
@@ -382,7 +393,7 @@ hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 	assert_non_null(pgids);
 	assert_non_null(kids);
 	host = hu_host(mode, scratch, n, pids);
-	/* A shepherd a job; or the jobs themselves, and the guard. */
+	/* A shepherd (or init) a job; or the jobs themselves, and the guard. */
 	nkids = hu_children_of(pids[0], kids, n + 1);
 	assert_int_equal(nkids, tu_path_direct() ? n + 1 : n);
 	for (i = 0; i < n; i++) {
@@ -393,7 +404,7 @@ hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 		pgids[i] = getpgid(pids[i + 1]);
 		assert_true(pgids[i] > 1);
 		assert_int_not_equal(pgids[i], getpgrp());
-		why = tu_path_is(pids[i + 1], pgids[i], parent, pids[0]);
+		why = tu_path_seen(pids[i + 1], pgids[i], parent, pids[0]);
 		if (why != NULL)
 			fail_msg("job %ld: %s", (long)pids[i + 1], why);
 		while (parent != pids[0] && k < nkids && kids[k] != parent)

@@ -40,6 +40,8 @@ struct hu_job {
 	struct confine_result r;
 	int rc;
 	char *out;
+	pid_t *out_pids;   /* each line's writer, as we see it (testutil.h) */
+	size_t out_lines;
 	int outfd;
 };
 
@@ -51,8 +53,14 @@ int hu_wait(struct hu_job *j);
 int hu_run(struct confine *c, struct hu_job *j);
 void hu_free(struct hu_job *j);
 
-/* The first line a job printed on fd, as a pid (fixture pid-sleep). */
+/*
+ * The first line a job printed on fd (fixture pid-sleep: its pid, as it
+ * sees it), and the pid of the process that wrote it, as we see it: the
+ * one returned.
+ */
 pid_t hu_read_pid(int fd);
+/* As jr_pid: line n's writer, as we see it. */
+pid_t hu_pid(const struct hu_job *j, size_t n);
 
 /*
  * Starts tests/host in mode ("exec" or "fork") with n sleeping jobs; fills

@@ -55,10 +55,11 @@ jr_on_its_path(void **state)
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
 	/* We drive the job: on the direct path, it is our child. */
-	why = tu_path_ids(j.out, j.r.pid, j.r.pgid, getpid());
+	why = tu_path_ids(j.out, jr_pid(&j, 0), j.r.pid, j.r.pgid, getpid());
 	if (why != NULL)
 		fail_msg("%s: %s", why, j.out);
 	assert_int_equal(jr_env.direct, tu_path_direct());
+	assert_int_equal(jr_env.ns, tu_path_init());
 	jr_free(&j);
 	free(scratch);
 }
@@ -97,7 +98,7 @@ jr_run_env(struct jr *j, const struct job_env *env)
 	int64_t t0;
 
 	if (j->spec.stdout_fd == -1) {
-		assert_int_equal(fd_pipe(p), 0);
+		tu_cred_pair(p);
 		j->spec.stdout_fd = p[1];
 	}
 	t0 = clock_ns();
@@ -106,8 +107,23 @@ jr_run_env(struct jr *j, const struct job_env *env)
 	if (p[1] >= 0) {
 		close(p[1]);
 		j->spec.stdout_fd = -1;
-		j->out = tu_drain(p[0]);
+		j->out = tu_drain_cred(p[0], &j->out_pids, &j->out_lines);
 	}
+}
+
+pid_t
+jr_pid(const struct jr *j, size_t n)
+{
+	if (n >= j->out_lines || j->out_pids[n] <= 1)
+		fail_msg("no writer of line %zu of the job's stdout [%s]", n,
+		    j->out ? j->out : "");
+	return j->out_pids[n];
+}
+
+long
+jr_seen_pgid(const struct jr *j, const struct job_env *env)
+{
+	return env->ns ? 2 : (long)j->r.pgid;
 }
 
 void
@@ -226,6 +242,9 @@ jr_free(struct jr *j)
 {
 	free(j->out);
 	j->out = NULL;
+	free(j->out_pids);
+	j->out_pids = NULL;
+	j->out_lines = 0;
 }
 
 int

@@ -15,8 +15,23 @@ struct jr {
 	int rc;            /* jr_job_run's return */
 	const char *why;
 	char *out;         /* the job's stdout */
+	pid_t *out_pids;   /* each of its lines' writer, as we see it */
+	size_t out_lines;
 	int64_t elapsed_ms;
 };
+
+/*
+ * The pid, as we see it, of the process that wrote line n (from 0) of the
+ * job's stdout: the same as it printed without a PID namespace of its
+ * own, its pid outside one with it. Fails the test when there is none.
+ */
+pid_t jr_pid(const struct jr *j, size_t n);
+/*
+ * The job's process group as it sees it, run with env: 2 in a PID
+ * namespace of its own (its init's child, it leads its session), else
+ * its result's.
+ */
+long jr_seen_pgid(const struct jr *j, const struct job_env *env);
 
 /*
  * Runs one job to its settlement through job.h's calls, blocking: for a
@@ -86,6 +101,14 @@ int jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
 		assert_int_equal(JR_PROBE(CONFINE_BACKEND_LANDLOCK,             \
 		    (d)->scratch, __VA_ARGS__), (confined));                    \
 	} while (0)
+
+/*
+ * A process outside the job, named by its pid: with a PID namespace of
+ * its own (jr_env.ns) there is no such process for the job (ESRCH, and no
+ * /proc entry of it, ENOENT); without one, e, another layer's refusal.
+ */
+#define JR_OUTSIDE(e) (jr_env.ns ? ESRCH : (e))
+#define JR_OUTSIDE_PROC(e) (jr_env.ns ? ENOENT : (e))
 
 /* Writes text to path, replacing what was there. */
 void jr_put(const char *path, const char *text);

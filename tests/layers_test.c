@@ -144,12 +144,14 @@ view_only(void)
 {
 	struct mountns_view v = { .root.path = scratch };
 	struct stat st;
+	enum op op;
 
 	if (stat(scratch, &st) != 0)
 		return 125;
 	v.root.dev = st.st_dev;
 	v.root.ino = st.st_ino;
-	return mountns_apply(&v, NULL) == 0 ? 0 : 125;
+	return mountns_unshare(&op) == 0 && mountns_apply(&v, NULL) == 0 ? 0 :
+	    125;
 }
 
 static int
@@ -175,12 +177,15 @@ view_of_another_directory(void)
 {
 	struct mountns_view v = { .root.path = scratch };
 	struct stat st;
+	enum op op;
+	int rc;
 
 	if (stat(outside, &st) != 0)
 		return 125;
 	v.root.dev = st.st_dev;
 	v.root.ino = st.st_ino;
-	return -mountns_apply(&v, NULL);
+	rc = mountns_unshare(&op);
+	return -(rc != 0 ? rc : mountns_apply(&v, NULL));
 }
 
 static void

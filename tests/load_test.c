@@ -32,25 +32,23 @@ static atomic_int next_job;
 static pid_t pids[JOBS], pgids[JOBS];
 static atomic_int wrong;
 
-/* What the job printed on its own stdout pipe: its pid. */
+/*
+ * What the job printed on its own stdout: its pid, as we see it (the
+ * writer's, testutil.h), which it printed as it sees it.
+ */
 static pid_t
 pid_printed(int fd)
 {
 	char buf[32];
-	size_t k = 0;
-	ssize_t n;
+	pid_t pid = tu_read_line_pid(fd, buf, sizeof(buf));
 
-	while (k < sizeof(buf) - 1 &&
-	    (n = read(fd, buf + k, sizeof(buf) - 1 - k)) > 0)
-		k += (size_t)n;
-	buf[k] = '\0';
 	close(fd);
-	return (pid_t)atol(buf);
+	return atol(buf) > 1 ? pid : -1;
 }
 
 /*
- * Each job prints its pid on a pipe of its own, so a result is known to
- * be its job's: the pid in it is the one the job printed. A result given
+ * Each job prints its pid on a socket of its own, so a result is known to
+ * be its job's: the pid in it is the one that wrote there. A result given
  * to two jobs shows as a pid seen twice.
  */
 static void *
@@ -63,10 +61,7 @@ worker(void *arg)
 	int i, p[2], rc;
 
 	while ((i = atomic_fetch_add(&next_job, 1)) < JOBS) {
-		if (fd_pipe(p) != 0) {
-			atomic_fetch_add(&wrong, 1);
-			continue;
-		}
+		tu_cred_pair(p);
 		confine_spec_init(&spec);
 		spec.exe = hu_fixture;
 		spec.argv = argv;

@@ -45,7 +45,7 @@ a_failed_job_that_leaves_one_stays_failed(void **state)
 	jr_run(&j);
 	assert_outcome(&j, CONFINE_FAILED, CONFINE_REASON_EXIT_CODE);
 	assert_int_equal(j.r.exit_code, 3);
-	pid = (pid_t)atol(j.out);
+	pid = jr_pid(&j, 0);
 	assert_true(pid > 1);
 	assert_true(tu_gone(pid));
 	assert_int_equal(j.r.proof, CONFINE_PROOF_PGID);

@@ -111,15 +111,16 @@ all_lost(struct hu_job *j)
 }
 
 /*
- * Each job died of SIGKILL, the dead helper's cgroups are gone once they
- * are reaped (by the next helper's sweep or a concurrent one); the end.
+ * Each job died of SIGKILL (where we reaped it), the dead helper's
+ * cgroups are gone once they are reaped (by the next helper's sweep or a
+ * concurrent one); the end.
  */
 static void
 all_killed(const struct reaper *rp, char *dead, struct confine *next)
 {
 	int i;
 
-	for (i = 0; i < HUNDRED; i++)
+	for (i = 0; rp != NULL && i < HUNDRED; i++)
 		assert_true(WIFSIGNALED(rp->status[i]) &&
 		    WTERMSIG(rp->status[i]) == SIGKILL);
 	assert_true(tu_path_gone(dead));
@@ -146,12 +147,16 @@ start_hundred(struct confine *c, struct hu_job *j, struct reaper *r)
 /*
  * The helper stopped (so that it cannot act), its hundred shepherds and
  * then the helper killed outright: every result is Uncertain(helper
- * lost), none Completed, and each job dies with its shepherd (of the
- * SIGKILL its parent's death sends it: the shepherd alone signals its
- * group); the next helper to start beside their cgroups removes them.
+ * lost), none Completed, and each job dies with its shepherd before any
+ * helper could act. Without namespaces (own_ns false) the job is killed
+ * by the SIGKILL its parent's death sends it (the shepherd alone signals
+ * its group) and, an orphan, is ours to reap; in a PID namespace of its
+ * own the kernel kills it with the namespace's init, its shepherd, which
+ * reaps it as it dies, so all we can see is that it is gone. The next
+ * helper to start beside their cgroups removes them.
  */
 static void
-helper_and_shepherds_killed_their_jobs_die_with_them(void **state)
+shepherds_killed(bool own_ns)
 {
 	static struct hu_job j[HUNDRED];
 	static struct reaper rp;
@@ -160,11 +165,13 @@ helper_and_shepherds_killed_their_jobs_die_with_them(void **state)
 	char *dead;
 	int i, n, status;
 
-	(void)state;
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
 	assert_int_equal(setenv("CONFINE_SHEPHERD", "1", 1), 0);
+	if (!own_ns)
+		assert_int_equal(setenv("CONFINE_NO_NAMESPACES", "1", 1), 0);
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	assert_int_equal(unsetenv("CONFINE_SHEPHERD"), 0);
+	assert_int_equal(unsetenv("CONFINE_NO_NAMESPACES"), 0);
 	helper = confine_helper_pid(c);
 	dead = start_hundred(c, j, &rp);
 	assert_int_equal(kill(helper, SIGSTOP), 0);
@@ -181,10 +188,39 @@ helper_and_shepherds_killed_their_jobs_die_with_them(void **state)
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	}
 	/* Each job died with its shepherd, before any helper could act. */
-	reap_all(&rp);
+	if (own_ns) {
+		for (i = 0; i < HUNDRED; i++)
+			assert_true(tu_gone(rp.pids[i]));
+	} else {
+		reap_all(&rp);
+	}
 	assert_true(tu_exists(dead));
 	assert_int_equal(hu_open(&next, CONFINE_MODE_EXEC, NULL), 0);
-	all_killed(&rp, dead, next);
+	all_killed(own_ns ? NULL : &rp, dead, next);
+}
+
+static void
+helper_and_shepherds_killed_their_jobs_die_with_them(void **state)
+{
+	(void)state;
+	shepherds_killed(false);
+}
+
+static void
+helper_and_namespace_inits_killed_their_jobs_die_with_them(void **state)
+{
+	(void)state;
+	shepherds_killed(true);
+}
+
+/* A helper whose jobs are its own children: where no namespace is made
+ * (a namespace's init is a shepherd). */
+static void
+open_without_shepherds(struct confine **c)
+{
+	assert_int_equal(setenv("CONFINE_NO_NAMESPACES", "1", 1), 0);
+	assert_int_equal(hu_open(c, CONFINE_MODE_EXEC, NULL), 0);
+	assert_int_equal(unsetenv("CONFINE_NO_NAMESPACES"), 0);
 }
 
 /*
@@ -207,7 +243,7 @@ helper_dies_without_shepherds(bool guard_too)
 	int i, k, n;
 
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
-	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	open_without_shepherds(&c);
 	helper = confine_helper_pid(c);
 	dead = start_hundred(c, j, &rp);
 	assert_int_equal(kill(helper, SIGSTOP), 0);
@@ -258,7 +294,7 @@ a_dead_guard_is_replaced(void **state)
 
 	(void)state;
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
-	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	open_without_shepherds(&c);
 	helper = confine_helper_pid(c);
 	dead = start_hundred(c, j, &rp);
 	for (tries = 0; tries < 1000 && next_guard == 0; tries++) {
@@ -320,7 +356,7 @@ a_hundred_deadlines_at_once_settle_and_their_tmps_go(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	open_without_shepherds(&c);
 	for (i = 0; i < HUNDRED; i++) {
 		hu_init(&j[i], scratch, "ok", NULL);
 		j[i].spec.exe = "/bin/sh";
@@ -390,6 +426,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 		    helper_and_shepherds_killed_their_jobs_die_with_them),
+		cmocka_unit_test(
+		    helper_and_namespace_inits_killed_their_jobs_die_with_them),
 		cmocka_unit_test(helper_killed_its_guard_ends_its_jobs),
 		cmocka_unit_test(a_dead_guard_is_replaced),
 		cmocka_unit_test(

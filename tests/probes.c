@@ -16,12 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
+#include <sys/ipc.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/quota.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -798,6 +800,44 @@ probe_pair(int argc, char **argv)
 		{ "stream", k_stream }, { "dgram-send", k_dgram_send },
 		{ "pass", k_pass }, { "raw", k_raw },
 		{ "raw-sendmsg", k_raw_sendmsg }, { "bind", k_bind },
+	};
+
+	return RUN(ops, argc, argv, 3);
+}
+
+/*
+ * ---- ipc OP ARG: the IPC namespace's objects and the terminals' ----
+ * A SysV segment by its key (hex), a POSIX message queue by its name:
+ * found, or made (0666, left for whoever looks). A pty of its own.
+ */
+
+static key_t ipc_key(const char *a) { return (key_t)strtoul(a, NULL, 16); }
+static long i_shm_find(const char *a) { return shmget(ipc_key(a), 0, 0); }
+static long i_shm_make(const char *a) { return shmget(ipc_key(a), 4096, IPC_CREAT | IPC_EXCL | 0666); }
+static long i_mq_find(const char *a) { return syscall(SYS_mq_open, a, O_RDONLY | O_CLOEXEC, 0, NULL); }
+static long i_mq_make(const char *a) { return syscall(SYS_mq_open, a, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666, NULL); }
+
+static long
+i_pty(const char *a)
+{
+	int m, s;
+
+	(void)a;
+	if ((m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	if (grantpt(m) != 0 || unlockpt(m) != 0 ||
+	    (s = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	return write(m, "x\n", 2) == 2 ? 0 : -1;
+}
+
+int
+probe_ipc(int argc, char **argv)
+{
+	static const struct op ops[] = {
+		{ "shm-find", i_shm_find }, { "shm-make", i_shm_make },
+		{ "mq-find", i_mq_find }, { "mq-make", i_mq_make },
+		{ "pty", i_pty },
 	};
 
 	return RUN(ops, argc, argv, 3);

@@ -27,10 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -683,6 +686,78 @@ no_name_is_taken(void **state)
 	free(path);
 }
 
+/*
+ * SysV IPC and POSIX message queues: in namespaces of its own the job's
+ * are its own copies, the host's out of its sight (ENOENT) and its own
+ * out of the host's; in the host's namespaces they are refused (EPERM).
+ * Unconfined, each is found, and what it makes the host sees.
+ */
+static void
+ipc_objects_are_its_own_or_refused(void **state)
+{
+	struct jr_dirs *d = *state;
+	int made = jr_env.ns ? 0 : EPERM, id, q;
+	key_t key = (key_t)(0x636f0000 | (getpid() & 0xffff));
+	char hex[16], hex2[16], mq[64], mq2[64];
+
+	snprintf(hex, sizeof(hex), "%x", (unsigned)key);
+	snprintf(hex2, sizeof(hex2), "%x", (unsigned)key + 1);
+	snprintf(mq, sizeof(mq), "/confine-reach-%ld", (long)getpid());
+	snprintf(mq2, sizeof(mq2), "/confine-reach-%ld-job", (long)getpid());
+	/* The host's, found unconfined only. */
+	id = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0666);
+	assert_true(id >= 0);
+	q = (int)syscall(SYS_mq_open, mq + 1, O_RDONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0666, NULL);
+	assert_true(q >= 0);
+	PAIR(d, 0, jr_env.ns ? ENOENT : EPERM, "ipc", "shm-find", hex);
+	PAIR(d, 0, jr_env.ns ? ENOENT : EPERM, "ipc", "mq-find", mq + 1);
+	assert_int_equal(shmctl(id, IPC_RMID, NULL), 0);
+	close(q);
+	assert_int_equal(syscall(SYS_mq_unlink, mq + 1), 0);
+	/* The job's, seen by the host unconfined only. */
+	assert_int_equal(PROBE(NONE, d->scratch, "ipc", "shm-make", hex2), 0);
+	assert_true((id = shmget(key + 1, 0, 0)) >= 0);
+	assert_int_equal(shmctl(id, IPC_RMID, NULL), 0);
+	assert_int_equal(PROBE(NONE, d->scratch, "ipc", "mq-make", mq2 + 1), 0);
+	assert_int_equal(syscall(SYS_mq_unlink, mq2 + 1), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "ipc", "shm-make", hex2), made);
+	assert_int_equal(shmget(key + 1, 0, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(PROBE(LL, d->scratch, "ipc", "mq-make", mq2 + 1), made);
+	assert_int_equal(syscall(SYS_mq_unlink, mq2 + 1), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+/*
+ * /dev/shm (POSIX shared memory and named semaphores) and ptys: in
+ * namespaces of its own, a /dev/shm and a devpts instance of its own, the
+ * host's files out of its sight and its own out of the host's; in the
+ * host's, /dev/shm is read-only (EROFS) and the host's ptmx not its to
+ * open (Landlock: EACCES). Unconfined, the host's is found, and the job's
+ * is the host's.
+ */
+static void
+shm_and_ptys_are_its_own_or_refused(void **state)
+{
+	struct jr_dirs *d = *state;
+	char host[64], job[64];
+
+	snprintf(host, sizeof(host), "/dev/shm/confine-reach-%ld", (long)getpid());
+	snprintf(job, sizeof(job), "/dev/shm/confine-reach-%ld-job",
+	    (long)getpid());
+	jr_put(host, "host\n");
+	assert_int_equal(chmod(host, 0644), 0);
+	PAIR(d, 0, jr_env.ns ? ENOENT : 0, "stat", host);
+	assert_int_equal(unlink(host), 0);
+	assert_int_equal(PROBE(NONE, d->scratch, "write", job), 0);
+	assert_int_equal(unlink(job), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "write", job),
+	    jr_env.ns ? 0 : EROFS);
+	assert_false(tu_exists(job));
+	PAIR(d, 0, jr_env.ns ? 0 : EACCES, "ipc", "pty", "-");
+}
+
 /* Its own stream and seqpacket pairs address nothing else: they stay. */
 static void
 pairs_that_address_nothing_stay(void **state)
@@ -794,15 +869,16 @@ another_process_is_out_of_reach(void **state)
 		errno = 0;
 		nice = getpriority(PRIO_PROCESS, (id_t)p);
 		assert_int_equal(errno, 0);
+		/* With its own PID namespace, no such process for the job. */
 		assert_int_equal(PROBE(LL, d->scratch, "proc", proc_ops[i], pid),
-		    EPERM);
+		    JR_OUTSIDE(EPERM));
 		assert_int_equal(prlimit(p, RLIMIT_NOFILE, NULL, &now), 0);
 		assert_int_equal(now.rlim_cur, was.rlim_cur);
 		assert_int_equal(getpriority(PRIO_PROCESS, (id_t)p), nice);
 	}
 	/* Reaching its memory needs CAP_SYS_NICE even unconfined. */
 	if (un.uid == 0)
-		PAIR(d, 0, EACCES, "proc", "process_madvise", pid);
+		PAIR(d, 0, JR_OUTSIDE(EACCES), "proc", "process_madvise", pid);
 	/* Every process of a uid at once (one no process has: ESRCH). */
 	snprintf(uid, sizeof(uid), "%ld", (long)tu_unused_uid());
 	PAIR(d, ESRCH, EPERM, "proc", "prio-user", "0", uid);
@@ -885,6 +961,8 @@ run_root(void)
 		T(the_lent_terminal_stays_the_users),
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
+		T(ipc_objects_are_its_own_or_refused),
+		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),
 		T(a_given_datagram_socket_reaches_pathname_sockets_by_sendmsg),
 		T(another_process_is_out_of_reach),
@@ -909,6 +987,8 @@ run_as_user(void)
 		T(the_lent_terminal_stays_the_users),
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
+		T(ipc_objects_are_its_own_or_refused),
+		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),
 		T(another_process_is_out_of_reach),
 		T(its_own_processes_are_its_own),
@@ -940,12 +1020,16 @@ copy_in(const char *name)
 
 /*
  * Everything the user's jobs run or meet is made here, by root, in a
- * directory of the user's in /tmp (the runfiles are beneath /root).
+ *  directory of the user's in /var/tmp (the runfiles are beneath /root).
  */
 static int
 run_unprivileged(void)
 {
-	char base[] = "/tmp/confine-reach.XXXXXX", *fixture, cmd[64];
+	/*
+	 * Not beneath /tmp: the job's /tmp is its own, the host's out of its
+	 * sight, and the fixture copies must be seen where they are.
+	 */
+	char base[] = "/var/tmp/confine-reach.XXXXXX", *fixture, cmd[64];
 	int status, failed;
 	pid_t pid;
 

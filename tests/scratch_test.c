@@ -97,7 +97,7 @@ fresh_root_is_kept_after_uncertain(void **state)
 	assert_int_equal(j.r.scratch_kept, 1);
 	root = strdup(confine_job_scratch(j.job));
 	assert_true(tu_exists(root));
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(hu_pid(&j, 0)));
 	hu_free(&j);
 	assert_int_equal(rmdir(root), 0);
 	free(root);

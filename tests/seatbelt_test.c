@@ -367,7 +367,7 @@ settlement_is_the_same_through_the_launcher(void **state)
 	jr_init(&j, SB, c->scratch, "detach", "30000", NULL);
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_UNCERTAIN, CONFINE_REASON_GROUP_STILL_PRESENT);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(jr_pid(&j, 0)));
 	jr_free(&j);
 
 	jr_init(&j, SB, c->scratch, "pid-sleep", "30000", NULL);
@@ -375,7 +375,7 @@ settlement_is_the_same_through_the_launcher(void **state)
 	run_sb(c, &j);
 	assert_outcome(&j, CONFINE_CANCELLED, CONFINE_REASON_DEADLINE);
 	assert_true(j.elapsed_ms >= TU_DEADLINE_AFTER_START_MS);
-	assert_true(tu_gone((pid_t)atol(j.out)));
+	assert_true(tu_gone(jr_pid(&j, 0)));
 	jr_free(&j);
 }
 

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -30,19 +34,22 @@
 #include "helper/seccomp_rules.h"
 
 static void
-the_prebuilt_program_is_what_libseccomp_compiles(void **state)
+the_prebuilt_programs_are_what_libseccomp_compiles(void **state)
 {
 	struct sock_filter *insns;
 	struct seccomp_prog prog;
 	unsigned short count;
+	int own;
 
 	(void)state;
-	assert_int_equal(seccomp_compile(&insns, &count), 0);
-	seccomp_program(&prog);
-	assert_true(count > 0);
-	assert_int_equal(prog.count, count);
-	assert_memory_equal(prog.insns, insns, count * sizeof(*insns));
-	free(insns);
+	for (own = 0; own < 2; own++) {
+		assert_int_equal(seccomp_compile(own, &insns, &count), 0);
+		seccomp_program(own, &prog);
+		assert_true(count > 0);
+		assert_int_equal(prog.count, count);
+		assert_memory_equal(prog.insns, insns, count * sizeof(*insns));
+		free(insns);
+	}
 }
 
 
@@ -74,29 +81,43 @@ call(int what)
 	case 13: return fcntl(-1, F_SETLEASE, F_WRLCK);    /* allowed */
 	case 14: return chmod("/nonexistent/confine", 01777);  /* allowed */
 	case 15: return socket(AF_INET, SOCK_STREAM, 0);
+	/* A key no segment has, a queue nobody made. */
+	case 16: return shmget((key_t)0x6e6f6e65, 0, 0);
+	case 17: return syscall(SYS_mq_open, "confine-none", O_RDONLY, 0, NULL);
+	case 18: return msgget((key_t)0x6e6f6e65, 0);
+	case 19: return semget((key_t)0x6e6f6e65, 0, 0);
 	default: return 0;
 	}
 }
 
+/* Unfiltered, filtered in the host's namespaces, and in its own. */
 static const struct {
-	int unfiltered, filtered;
+	int unfiltered, filtered, own;
 } calls[] = {
-	{ EBADF, EPERM }, { EBADF, EPERM }, { EBADF, EPERM }, { EBADF, EPERM },
-	{ EBADF, EACCES }, { EBADF, EPERM }, { EBADF, ENOSYS },
-	{ ENOENT, EPERM }, { ENOENT, EPERM }, { ENOENT, EPERM },
-	{ ENOENT, EPERM }, { 0, EPERM }, { 0, EPERM }, { EBADF, EBADF },
-	{ ENOENT, ENOENT }, { 0, EPERM },
+	{ EBADF, EPERM, EPERM }, { EBADF, EPERM, EPERM },
+	{ EBADF, EPERM, EPERM }, { EBADF, EPERM, EPERM },
+	{ EBADF, EACCES, EACCES }, { EBADF, EPERM, EPERM },
+	{ EBADF, ENOSYS, ENOSYS }, { ENOENT, EPERM, EPERM },
+	{ ENOENT, EPERM, EPERM }, { ENOENT, EPERM, EPERM },
+	{ ENOENT, EPERM, EPERM }, { 0, EPERM, EPERM }, { 0, EPERM, EPERM },
+	{ EBADF, EBADF, EBADF }, { ENOENT, ENOENT, ENOENT }, { 0, EPERM, EPERM },
+	{ ENOENT, EPERM, ENOENT }, { ENOENT, EPERM, ENOENT },
+	{ ENOENT, EPERM, ENOENT }, { ENOENT, EPERM, ENOENT },
 };
 #define CALL_SOCKET 15
 
+/* The call's errno (0: it succeeded) unfiltered, or under one filter. */
+enum filter { UNFILTERED, SHARED, OWN };
+
 static int
-call_errno(int what, bool filtered)
+call_errno(int what, enum filter f)
 {
 	struct seccomp_prog prog;
+	bool filtered = f != UNFILTERED;
 	int status;
 	pid_t pid;
 
-	seccomp_program(&prog);
+	seccomp_program(f == OWN, &prog);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -114,8 +135,8 @@ static void
 the_prebuilt_program_refuses(void **state)
 {
 	(void)state;
-	assert_int_equal(call_errno(CALL_SOCKET, false), 0);
-	assert_int_equal(call_errno(CALL_SOCKET, true), EPERM);
+	assert_int_equal(call_errno(CALL_SOCKET, UNFILTERED), 0);
+	assert_int_equal(call_errno(CALL_SOCKET, SHARED), EPERM);
 }
 
 static void
@@ -126,12 +147,15 @@ each_argument_rule_refuses_with_its_errno(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		if ((got = call_errno((int)i, false)) != calls[i].unfiltered)
+		if ((got = call_errno((int)i, UNFILTERED)) != calls[i].unfiltered)
 			fail_msg("call %zu unfiltered: errno %d, wanted %d", i,
 			    got, calls[i].unfiltered);
-		if ((got = call_errno((int)i, true)) != calls[i].filtered)
+		if ((got = call_errno((int)i, SHARED)) != calls[i].filtered)
 			fail_msg("call %zu filtered: errno %d, wanted %d", i,
 			    got, calls[i].filtered);
+		if ((got = call_errno((int)i, OWN)) != calls[i].own)
+			fail_msg("call %zu filtered (own namespaces): errno %d, "
+			    "wanted %d", i, got, calls[i].own);
 	}
 }
 
@@ -139,7 +163,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(the_prebuilt_program_is_what_libseccomp_compiles),
+		cmocka_unit_test(the_prebuilt_programs_are_what_libseccomp_compiles),
 		cmocka_unit_test(the_prebuilt_program_refuses),
 		cmocka_unit_test(each_argument_rule_refuses_with_its_errno),
 	};

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,132 @@ tu_drain(int fd)
 
 	close(fd);
 	return s;
+}
+
+void
+tu_cred_pair(int sv[2])
+{
+#ifdef __linux__
+	int one = 1;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0)
+		die("socketpair", "SO_PASSCRED");
+#else
+	/* No credentials by message, and no PID namespaces to need them. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 ||
+	    fcntl(sv[0], F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(sv[1], F_SETFD, FD_CLOEXEC) != 0)
+		die("socketpair", NULL);
+#endif
+}
+
+/*
+ * One chunk from a socket of tu_cred_pair's, and the pid of the process
+ * that wrote it (in our pid namespace; 0 where it has none there). The
+ * kernel never joins two writers' bytes into one chunk.
+ */
+static ssize_t
+recv_cred(int fd, char *buf, size_t len, pid_t *pid)
+{
+#ifdef __linux__
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	struct ucred uc;
+	ssize_t n;
+
+	do
+		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*pid = 0;
+	for (c = CMSG_FIRSTHDR(&m); n > 0 && c != NULL; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS) {
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			*pid = uc.pid;
+		}
+	return n;
+#else
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	*pid = 0;  /* what the line says: there is no other pid to see */
+	return n;
+#endif
+}
+
+char *
+tu_drain_cred(int fd, pid_t **line_pids, size_t *nlines)
+{
+	size_t cap = 4096, n = 0, lines = 0, lcap = 16, i;
+	char *buf = malloc(cap);
+	pid_t *pids = malloc(lcap * sizeof(*pids)), pid;
+	bool at_start = true;
+	ssize_t got;
+
+	if (buf == NULL || pids == NULL)
+		die("malloc", NULL);
+	for (;;) {
+		if (cap - n < 2 && (buf = realloc(buf, cap *= 2)) == NULL)
+			die("realloc", NULL);
+		got = recv_cred(fd, buf + n, cap - n - 1, &pid);
+		if (got <= 0)
+			break;
+		/* Each line is its first byte's writer's. */
+		for (i = 0; i < (size_t)got; i++) {
+			if (at_start) {
+				if (lines == lcap && (pids = realloc(pids,
+				    (lcap *= 2) * sizeof(*pids))) == NULL)
+					die("realloc", NULL);
+				pids[lines++] = pid;
+			}
+			at_start = buf[n + i] == '\n';
+		}
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	close(fd);
+#ifndef __linux__
+	/* A job's pid as it sees it is ours (no PID namespaces): as printed. */
+	{
+		char *at = buf;
+
+		for (i = 0; i < lines && at != NULL; i++) {
+			pids[i] = (pid_t)atol(at);
+			if ((at = strchr(at, '\n')) != NULL)
+				at++;
+		}
+	}
+#endif
+	*line_pids = pids;
+	*nlines = lines;
+	return buf;
+}
+
+pid_t
+tu_read_line_pid(int fd, char *line, size_t len)
+{
+	pid_t pid, first = 0;
+	size_t k = 0;
+	char c;
+
+	while (k + 1 < len && recv_cred(fd, &c, 1, &pid) == 1) {
+		if (k == 0)
+			first = pid;
+		if (c == '\n')
+			break;
+		line[k++] = c;
+	}
+	line[k] = '\0';
+#ifndef __linux__
+	first = (pid_t)atol(line);  /* as in tu_drain_cred */
+#endif
+	return first;
 }
 
 int
@@ -515,7 +642,8 @@ tu_own_pids(void)
 #endif
 }
 
-static int path_direct = -1;
+/* The path of tu_path_setup: 0 shepherd, 1 direct, 2 init; -1 unread. */
+static int test_path = -1;
 
 void
 tu_path_setup(void)
@@ -523,21 +651,21 @@ tu_path_setup(void)
 	const char *p = getenv("CONFINE_TEST_PATH");
 
 	if (p == NULL || (strcmp(p, "direct") != 0 &&
-	    strcmp(p, "shepherd") != 0)) {
+	    strcmp(p, "shepherd") != 0 && strcmp(p, "init") != 0)) {
 		fprintf(stderr, "test setup: CONFINE_TEST_PATH is \"%s\", not "
-		    "direct or shepherd: run a target of both_paths "
+		    "init, direct or shepherd: run a target of both_paths "
 		    "(tests/defs.bzl)\n", p ? p : "(unset)");
 		exit(1);
 	}
-	path_direct = strcmp(p, "direct") == 0;
-	if (!tu_own_cgroup() && path_direct) {
+	test_path = strcmp(p, "init") == 0 ? 2 : strcmp(p, "direct") == 0;
+	if (!tu_own_cgroup() && test_path >= 1) {
 		char *mnt = tu_v2_mount();
 
-		fprintf(stderr, "test setup: the direct path needs a writable "
+		fprintf(stderr, "test setup: the %s path needs a writable "
 		    "cgroup v2 hierarchy, and this test could make no cgroup "
 		    "in one (cgroup2 mounted at %s): it must run unsandboxed "
 		    "(Bazel's sandbox mounts cgroupfs read-only: tags "
-		    "no-sandbox), as root\n", mnt ? mnt : "no place");
+		    "no-sandbox), as root\n", p, mnt ? mnt : "no place");
 		free(mnt);
 		exit(1);
 	}
@@ -546,42 +674,94 @@ tu_path_setup(void)
 bool
 tu_path_direct(void)
 {
-	return path_direct == 1;
+	return test_path == 1;
+}
+
+bool
+tu_path_init(void)
+{
+	return test_path == 2;
 }
 
 const char *
-tu_path_is(long pid, long pgid, long ppid, long driver)
+tu_path_is(long pid, long pgid, long ppid, long driver, bool own_ns)
 {
-	if (path_direct < 0)
+	if (test_path < 0)
 		return "tu_path_setup was not called";
 	/* Either way the job leads its own session, and so its group. */
 	if (pgid != pid)
 		return "the job does not lead its group: it did not make its "
 		    "own session";
-	if (path_direct && ppid != driver)
+	if (test_path == 2)
+		return own_ns && ppid == 1 && pid == 2 ? NULL : "wanted the "
+		    "init's path, and the job is not pid 2 of a PID namespace "
+		    "of its own, its init's child (no namespaces could be made, "
+		    "or CONFINE_NO_NAMESPACES=1 reached the helper)";
+	if (own_ns)
+		return "wanted a path without namespaces, and the job is in a "
+		    "PID namespace of its own (CONFINE_NO_NAMESPACES=1 did not "
+		    "reach the helper)";
+	if (test_path == 1 && ppid != driver)
 		return "wanted the direct path, and the job is not its driver's "
 		    "child: it ran under a shepherd (no cgroup v2 with "
 		    "cgroup.kill for the helper, or CONFINE_SHEPHERD=1 reached it)";
-	if (!path_direct && ppid == driver)
+	if (test_path == 0 && ppid == driver)
 		return "wanted the shepherd's path, and the job is its driver's "
 		    "child: it ran directly (CONFINE_SHEPHERD=1 did not reach "
 		    "the helper)";
 	return NULL;
 }
 
+/* Whether pid's PID namespace is not ours. */
+static bool
+other_pid_ns(long pid)
+{
+	char link[64], theirs[64], ours[64];
+	ssize_t a, b;
+
+	snprintf(link, sizeof(link), "/proc/%ld/ns/pid", pid);
+	a = readlink(link, theirs, sizeof(theirs) - 1);
+	b = readlink("/proc/self/ns/pid", ours, sizeof(ours) - 1);
+	return a > 0 && b > 0 && (a != b || memcmp(theirs, ours, (size_t)a) != 0);
+}
+
 const char *
-tu_path_ids(const char *out, long pid, long pgid, long driver)
+tu_path_seen(long pid, long pgid, long ppid, long driver)
+{
+	if (test_path < 0)
+		return "tu_path_setup was not called";
+	if (pgid != pid)
+		return "the job does not lead its group";
+	if (test_path == 2)
+		return other_pid_ns(pid) && ppid != driver ? NULL : "wanted the "
+		    "init's path, and the job is not in a PID namespace of its "
+		    "own beneath an init";
+	if (other_pid_ns(pid))
+		return "wanted a path without namespaces, and the job is in a "
+		    "PID namespace of its own";
+	if (test_path == 1 && ppid != driver)
+		return "wanted the direct path, and the job is not its driver's "
+		    "child";
+	if (test_path == 0 && ppid == driver)
+		return "wanted the shepherd's path, and the job is its driver's "
+		    "child";
+	return NULL;
+}
+
+const char *
+tu_path_ids(const char *out, long writer, long pid, long pgid, long driver)
 {
 	long p, g, sid, ppid;
 
 	if (out == NULL || sscanf(out, "%ld %ld %ld %ld", &p, &g, &sid,
 	    &ppid) != 4)
 		return "the job did not print its ids";
-	if (p != pid || g != pgid)
-		return "the job's ids are not its result's";
+	if (writer != pid || pgid != pid)
+		return "the job's ids, as we see them, are not its result's";
 	if (sid != p)
 		return "the job does not lead a session of its own";
-	return tu_path_is(p, g, ppid, driver);
+	/* In a PID namespace not ours, it sees itself by another pid. */
+	return tu_path_is(p, g, ppid, driver, p != writer);
 }
 
 bool
@@ -618,6 +798,61 @@ gone(pid_t pid, bool reap)
 		nanosleep(&ts, NULL);
 	}
 	return false;
+}
+
+/* A process's pid in its own PID namespace; 0 once gone. */
+static pid_t
+pid_there(const char *name)
+{
+	char path[PATH_MAX], *text, *line;
+	pid_t pid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", name);
+	if ((text = tu_slurp(path, NULL)) == NULL)
+		return 0;
+	if ((line = strstr(text, "\nNSpid:")) != NULL) {
+		line += 7;
+		line[strcspn(line, "\n")] = '\0';
+		if ((line = strrchr(line, '\t')) != NULL)
+			pid = (pid_t)atol(line + 1);
+	}
+	free(text);
+	return pid;
+}
+
+bool
+tu_job_alive(const char *ns, pid_t pid)
+{
+	char ours[64], link[64], path[PATH_MAX];
+	struct dirent *e;
+	bool alive = false;
+	ssize_t n;
+	pid_t p;
+	DIR *d;
+
+	n = readlink("/proc/self/ns/pid", ours, sizeof(ours) - 1);
+	if (n <= 0)
+		die("readlink", "/proc/self/ns/pid");
+	ours[n] = '\0';
+	if (strcmp(ns, ours) == 0)
+		return kill(pid, 0) == 0 || errno != ESRCH;
+	if ((d = opendir("/proc")) == NULL)
+		die("opendir", "/proc");
+	while (!alive && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, ns) != 0)
+			continue;
+		p = pid_there(e->d_name);
+		alive = p > 1;
+	}
+	closedir(d);
+	return alive;
 }
 
 bool

@@ -84,18 +84,27 @@ void tu_own_pids(void);
  */
 void tu_path_setup(void);
 bool tu_path_direct(void);
+/* The init's path: each job in namespaces of its own (helper/ns.h). */
+bool tu_path_init(void);
 /*
- * NULL when a job (pid, pgid and its parent's ppid), started by driver,
- * shows the path tu_path_setup read: it leads its own group (and
- * session), as the driver's child directly, else as the shepherd's.
- * Otherwise why not.
+ * NULL when a job (pid, pgid and its parent's ppid, as it sees them; in
+ * a PID namespace not the driver's, own_ns), started by driver, shows the
+ * path tu_path_setup read: it leads its own group (and session), as the
+ * driver's child directly, else as the shepherd's, else (init) as pid 2
+ * of a namespace of its own. Otherwise why not.
  */
-const char *tu_path_is(long pid, long pgid, long ppid, long driver);
+const char *tu_path_is(long pid, long pgid, long ppid, long driver,
+    bool own_ns);
+/* The same from outside the job: its pid, pgid and ppid as we see them. */
+const char *tu_path_seen(long pid, long pgid, long ppid, long driver);
 /*
- * The same from the fixture's `ids` line (out), which must agree with
- * the job's result (pid, pgid), and show the job leading its session.
+ * The same from the fixture's `ids` line (out) and the pid of its writer
+ * as we see it, which must agree with the job's result (pid, pgid), and
+ * show the job leading its session; on the init's path the line has the
+ * ids it sees in its own PID namespace.
  */
-const char *tu_path_ids(const char *out, long pid, long pgid, long driver);
+const char *tu_path_ids(const char *out, long writer, long pid, long pgid,
+    long driver);
 
 /* True once path is gone, polled for up to ten seconds. */
 bool tu_path_gone(const char *path);
@@ -103,6 +112,23 @@ bool tu_path_gone(const char *path);
 char *tu_slurp(const char *path, size_t *len);
 /* Reads fd to EOF, NUL-terminated, and closes it. */
 char *tu_drain(int fd);
+
+/*
+ * A job's stdout that says who wrote what: a stream socketpair whose
+ * reading end, sv[0], gets each writer's pid with its bytes
+ * (SO_PASSCRED), translated into our pid namespace by the kernel, so that
+ * a job in a PID namespace of its own (ns.h) is known by the pid we see,
+ * not the one it sees. The job gets sv[1].
+ */
+void tu_cred_pair(int sv[2]);
+/*
+ * Reads it to its end, and closes it: the text, and for each of its lines
+ * the pid of the process that wrote it (0 where it is not ours to see),
+ * malloc'd.
+ */
+char *tu_drain_cred(int fd, pid_t **line_pids, size_t *nlines);
+/* One line of it, into line (without its newline): its writer's pid. */
+pid_t tu_read_line_pid(int fd, char *line, size_t len);
 /* Number of entries of a directory, "." and ".." aside; -1 on error. */
 int tu_count_entries(const char *dir);
 /* The same, of those whose names start with prefix. */
@@ -124,6 +150,13 @@ bool tu_gone(pid_t pid);
  * the helper's loop reaps every child.
  */
 bool tu_reaped(pid_t pid);
+/*
+ * Whether what a job saw as pid, in the PID namespace whose
+ * /proc/self/ns/pid link is ns (it wrote both), is alive: in ours,
+ * kill(pid, 0); in one of its own, whether anything of that namespace is
+ * but its init (pid 1 there: confine's, not the job's). No polling.
+ */
+bool tu_job_alive(const char *ns, pid_t pid);
 /*
  * A uid of no user that no process has, for tests that need an
  * unprivileged one: RLIMIT_NPROC counts every process of a uid, so

@@ -68,6 +68,58 @@ def alive(pid):
         return False
 
 
+def in_ns(ns):
+    """Host pids of the processes of the PID namespace whose
+    /proc/self/ns/pid link is ns."""
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                if os.readlink("/proc/%s/ns/pid" % d) == ns:
+                    found.append(int(d))
+            except OSError:
+                pass
+    return found
+
+
+# A job writes its pid as it sees it, and (NS, below) the link of its PID
+# namespace: in one of its own (the library's default here) that pid is
+# not ours. Every script starts so.
+NS = "readlink /proc/self/ns/pid > ns; "
+OUR_NS = os.readlink("/proc/self/ns/pid")
+
+
+def pid_there(p):
+    """Host pid p's pid in its own PID namespace, or None once gone."""
+    try:
+        with open("/proc/%d/status" % p) as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def ns_pid(ns, pid):
+    """The host pid of the process that is pid in namespace ns, or None."""
+    if ns == OUR_NS:
+        return pid if alive(pid) else None
+    for p in in_ns(ns):
+        if pid_there(p) == pid:
+            return p
+    return None
+
+
+def job_alive(ns, pid):
+    """Whether the process the job saw as pid is alive: in a namespace of
+    its own, whether anything of the job is (its init, pid 1 there, is
+    confine's own, not the job's)."""
+    if ns == OUR_NS:
+        return alive(pid)
+    return any(pid_there(p) not in (None, 1) for p in in_ns(ns))
+
+
 def group_alive(pgid):
     try:
         os.killpg(pgid, 0)
@@ -201,8 +253,8 @@ class Runner:
     def root(self, name, rel=""):
         return os.path.join(self.build, name, "root", rel)
 
-    def pid_in(self, name, rel):
-        """The pid a job wrote in its root, once it has written it."""
+    def line_in(self, name, rel):
+        """The line a job wrote to a file in its root, once written."""
         path = self.root(name, rel)
 
         def written():
@@ -211,9 +263,17 @@ class Runner:
                     return f.read().endswith("\n")
             except FileNotFoundError:
                 return False
-        poll("a pid in " + path, written)
+        poll("a line in " + path, written)
         with open(path) as f:
-            return int(f.read())
+            return f.read().strip()
+
+    def pid_in(self, name, rel):
+        """The pid a job wrote in its root, once it has written it."""
+        return int(self.line_in(name, rel))
+
+    def ns_in(self, name):
+        """The PID namespace the job wrote (NS), once it has written it."""
+        return self.line_in(name, "ns")
 
 
 def status_of(call):
@@ -342,7 +402,7 @@ def case_a_timeout_leaves_no_grandchild():
     """The action runs out of time with children, grandchildren and a
     daemon of its own session: bb_runner kills only the child (#250);
     here the answer comes once none of them is left."""
-    script = ("sh -c 'sleep 600 & echo $! > grandkid; "
+    script = (NS + "sh -c 'sleep 600 & echo $! > grandkid; "
               "setsid sleep 600 & echo $! > daemon; wait' & "
               "echo $! > kid; echo $$ > pid; wait")
     with Runner("--deadline-margin", "3s") as r:
@@ -356,20 +416,24 @@ def case_a_timeout_leaves_no_grandchild():
         expect(code == grpc.StatusCode.DEADLINE_EXCEEDED, "status %s" % code)
         expect("confine killed it, and nothing of it is left" in details,
                "not the runner's answer (%.1f s): %s" % (took, details))
+        ns = r.ns_in("slow")
         for f in ("pid", "kid", "grandkid", "daemon"):
             pid = r.pid_in("slow", f)
             # Answered means gone: no polling.
-            expect(not alive(pid), "%s %d is alive" % (f, pid))
+            expect(not job_alive(ns, pid), "%s %d is alive" % (f, pid))
 
 
 def case_a_cancelled_call_cancels_its_job():
-    script = "sleep 600 & echo $! > kid; echo $$ > pid; wait"
+    script = NS + "sleep 600 & echo $! > kid; echo $$ > pid; wait"
     with Runner("--concurrency", "1") as r:
         r.action("c")
         call = r.stub.Run.future(r.request("c", ["sh", "-c", script]),
                                  timeout=MINUTE * 5)
-        pid = r.pid_in("c", "pid")
-        kid = r.pid_in("c", "kid")
+        # As we see them, while they run.
+        ns = r.ns_in("c")
+        pid = ns_pid(ns, r.pid_in("c", "pid"))
+        kid = ns_pid(ns, r.pid_in("c", "kid"))
+        expect(pid is not None and kid is not None, "the job is not seen")
         with open("/proc/%d/stat" % pid) as f:
             pgid = int(f.read().rsplit(")", 1)[1].split()[2])
         expect(call.cancel(), "the call could not be cancelled")
@@ -507,12 +571,13 @@ def case_something_left_running_is_uncertain_never_ok():
     with Runner() as r:
         r.action("u")
         code, details = status_of(lambda: r.run(r.request("u", [
-            "sh", "-c", "(sleep 600 & echo $! > left); exit 0"])))
+            "sh", "-c", NS + "(sleep 600 & echo $! > left); exit 0"])))
         expect(code == grpc.StatusCode.INTERNAL, "status %s" % code)
         expect(details.startswith("uncertain: a process of the action "
                                   "outlived it (it exited 0)"), details)
         left = r.pid_in("u", "left")
-        expect(not alive(left), "what it left, %d, is alive" % left)
+        expect(not job_alive(r.ns_in("u"), left),
+               "what it left, %d, is alive" % left)
 
 
 def case_check_readiness():
@@ -537,7 +602,7 @@ def case_a_hundred_runs_at_once_none_lost_none_leaked():
     allow, and nothing of any left: no process, no descriptor of the
     runner's, no private tmp."""
     n, slots = 100, 16
-    script = ("date +%s%N > start; echo $$ > pid; echo \"$0\"; "
+    script = (NS + "date +%s%N > start; echo $$ > pid; echo \"$0\"; "
               "sleep 0.3; date +%s%N > end")
     with Runner("--concurrency", str(slots)) as r:
         r.action("warm")
@@ -562,7 +627,8 @@ def case_a_hundred_runs_at_once_none_lost_none_leaked():
             expect(r.read(name, "stdout") == name + "\n",
                    "%s printed %r" % (name, r.read(name, "stdout")))
             pid = r.pid_in(name, "pid")
-            expect(not alive(pid), "%s's job %d is alive" % (name, pid))
+            expect(not job_alive(r.ns_in(name), pid),
+                   "%s's job %d is alive" % (name, pid))
             intervals.append((int(r.read(name, "root/start")),
                               int(r.read(name, "root/end"))))
         # The most jobs running at one instant, from their own clocks.
@@ -603,9 +669,11 @@ def case_stopping_the_runner_cancels_what_runs():
     try:
         r.action("s")
         call = r.stub.Run.future(
-            r.request("s", ["sh", "-c", "echo $$ > pid; exec sleep 600"]),
+            r.request("s", ["sh", "-c", NS + "echo $$ > pid; exec sleep 600"]),
             timeout=MINUTE * 5)
-        pid = r.pid_in("s", "pid")
+        ns = r.ns_in("s")
+        pid = ns_pid(ns, r.pid_in("s", "pid"))
+        expect(pid is not None, "the job is not seen")
         r.proc.send_signal(signal.SIGTERM)
         rc = r.proc.wait(MINUTE)
         expect(rc == 0, "the runner exited %d" % rc)

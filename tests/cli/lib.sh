@@ -81,11 +81,55 @@ gone() {
 	done
 }
 
-# The settlement path this target is for (its first argument, direct or
-# shepherd: tests/cli/BUILD.bazel), checked against a job: it leads its
-# own session and group either way; without a shepherd it is confine-run's
-# own child, with one the shepherd's. Without that argument, no path is
-# claimed.
+# The pid, as we see it, of the process that sees itself as PRINTED among
+# the running descendants of ROOT (a job prints its pid as it sees it: in
+# a PID namespace of its own, not ours). Polls for up to a minute.
+host_pid() { # ROOT PRINTED
+	_i=0
+	while :; do
+		_todo=$1
+		while [ -n "$_todo" ]; do
+			_p=${_todo%% *}
+			[ "$_p" = "$_todo" ] && _todo= || _todo=${_todo#* }
+			_ns=$(sed -n 's/^NSpid:[[:space:]]*//p' "/proc/$_p/status" 2>/dev/null)
+			if [ -n "$_ns" ] && [ "${_ns##*[[:space:]]}" = "$2" ]; then
+				echo "$_p"
+				return 0
+			fi
+			for _k in $(cat /proc/"$_p"/task/*/children 2>/dev/null); do
+				_todo="${_todo:+$_todo }$_k"
+			done
+		done
+		_i=$((_i + 1))
+		[ "$_i" -le 1200 ] || return 1
+		sleep 0.05
+	done
+}
+
+# The PID namespace (its /proc/self/ns/pid link) of which no process is
+# left, for up to a minute.
+ns_empty() { # LINK
+	_i=0
+	while :; do
+		_left=
+		for _d in /proc/[0-9]*; do
+			[ "$(readlink "$_d/ns/pid" 2>/dev/null)" != "$1" ] ||
+				_left="$_left ${_d#/proc/}"
+		done
+		[ -n "$_left" ] || return 0
+		_i=$((_i + 1))
+		[ "$_i" -le 1200 ] || { echo "$_left"; return 1; }
+		sleep 0.05
+	done
+}
+
+# The settlement path this target is for (its first argument: init,
+# shepherd or direct; tests/cli/BUILD.bazel), checked against a job: it
+# leads its own session and group on each. With namespaces (init) it is
+# pid 2 of a PID namespace of its own, its init's (pid 1) child, and the
+# result gives its pid as we see it; without (CONFINE_NO_NAMESPACES=1) it
+# is confine-run's own child, or a shepherd's, and sees the pid we do.
+# Without that argument, no path is claimed.
 PATH_EXPECTED=${1:-}
 case_runs_on_the_path_it_is_named_for() {
 	"$RUN" -s "$S" --result "$T/r.json" -- "$FIX" ids >"$T/out" 2>"$T/err" &
@@ -95,15 +139,21 @@ case_runs_on_the_path_it_is_named_for() {
 	expect_status 0
 	_pid=$(json "$T/r.json" pid)
 	_pgid=$(json "$T/r.json" pgid)
+	[ "$_pgid" = "$_pid" ] || fail "pid $_pid, pgid $_pgid: not its own group"
 	read -r _jpid _jpgid _jsid _jppid <"$T/out" || fail "no ids printed"
-	[ "$_jpid $_jpgid $_jsid" = "$_pid $_pid $_pid" ] && [ "$_pgid" = "$_pid" ] ||
-		fail "pid $_pid, pgid $_pgid, printed $_jpid $_jpgid $_jsid: not its own session"
+	case $PATH_EXPECTED in
+	init) [ "$_jpid $_jpgid $_jsid $_jppid" = "2 2 2 1" ] ||
+		fail "printed $_jpid $_jpgid $_jsid $_jppid: not its init's own session"
+		[ "$_pid" != 2 ] || fail "the result gives its pid as it sees it" ;;
+	direct|shepherd) [ "$_jpid $_jpgid $_jsid" = "$_pid $_pid $_pid" ] ||
+		fail "pid $_pid, printed $_jpid $_jpgid $_jsid: not its own session" ;;
+	*) fail "no such path: $PATH_EXPECTED" ;;
+	esac
 	case $PATH_EXPECTED in
 	direct) [ "$_jppid" = "$_cr" ] ||
 		fail "its parent is $_jppid, not confine-run ($_cr): a shepherd ran it" ;;
 	shepherd) [ "$_jppid" != "$_cr" ] ||
 		fail "its parent is confine-run ($_cr): no shepherd ran it" ;;
-	*) fail "no such path: $PATH_EXPECTED" ;;
 	esac
 }
 

@@ -4,7 +4,8 @@
 # CI's containers start), where a shepherd that went back to "its own
 # group" went back to 0, stayed the job's group's leader, and every job
 # settled Uncertain (123). Exactly as the report ran it: as root on each
-# path, and as nobody (a shepherd's: no cgroup of its own). Each job
+# path (in namespaces of the job's own, and without them directly and
+# under a shepherd), and as nobody (no cgroup of its own). Each job
 # completes and leaves no tmp. Unsandboxed: it needs /var/tmp, and a
 # cgroup v2 it may write for the direct path.
 . "$(dirname "$0")/lib.sh"
@@ -30,8 +31,9 @@ run_in_pgrp0() {
 	# shellcheck disable=SC2086
 	env TMPDIR="$D/tmp" "$@" unshare --pid --fork --mount-proc $_as sh -c '
 		[ "$(ps -o pgid= -p $$ | tr -d " ")" = 0 ] || exit 99
+		readlink /proc/self/ns/pid >"$1/out/ns"
 		exec "$1/confine-run" -s "$1/$2" --result "$1/out/r.json" \
-		    -- /bin/sh -c "echo \$PPID"' \
+		    -- /bin/sh -c "echo \$PPID; readlink /proc/self/ns/pid"' \
 		sh "$D" "$_who" >"$T/out" 2>"$T/err"
 	st=$?
 	_ok=1
@@ -40,24 +42,37 @@ run_in_pgrp0() {
 		{ _ok=0; _why="$_who: exit status $st, expected 0"; }
 	[ "$_ok" = 0 ] || [ -z "$(ls -A "$D/tmp")" ] ||
 		{ _ok=0; _why="$_who: a tmp was left"; }
-	[ "$_ok" = 0 ] || { cp "$D/out/r.json" "$T/r.json"; read -r PARENT <"$T/out"; }
+	[ "$_ok" = 0 ] || { cp "$D/out/r.json" "$T/r.json"
+		{ read -r PARENT; read -r JOB_NS; } <"$T/out"
+		read -r OUR_NS <"$D/out/ns"; }
 	rm -rf "$D"
 	[ "$_ok" = 1 ] || fail "$_why"
 }
 
-# The job's parent: confine-run itself (pid 1 of that namespace) without
-# a shepherd, a shepherd with one.
-case_root_without_a_shepherd() {
+# The job's parent: its init (pid 1 of a PID namespace of its own) with
+# namespaces; without, confine-run itself (pid 1 of that namespace)
+# without a shepherd, a shepherd with one.
+case_root_in_namespaces() {
 	setup_pgrp0
 	run_in_pgrp0 root
 	expect_json "$T/r.json" proof cgroup
+	[ "$JOB_NS" != "$OUR_NS" ] || fail "the job is in our PID namespace"
+	[ "$PARENT" = 1 ] || fail "the job's parent is $PARENT, not its init"
+}
+
+case_root_without_a_shepherd() {
+	setup_pgrp0
+	run_in_pgrp0 root CONFINE_NO_NAMESPACES=1
+	expect_json "$T/r.json" proof cgroup
+	[ "$JOB_NS" = "$OUR_NS" ] || fail "the job has a PID namespace of its own"
 	[ "$PARENT" = 1 ] || fail "the job's parent is $PARENT: a shepherd's"
 }
 
 case_root_with_a_shepherd() {
 	setup_pgrp0
-	run_in_pgrp0 root CONFINE_SHEPHERD=1
+	run_in_pgrp0 root CONFINE_NO_NAMESPACES=1 CONFINE_SHEPHERD=1
 	expect_json "$T/r.json" proof cgroup
+	[ "$JOB_NS" = "$OUR_NS" ] || fail "the job has a PID namespace of its own"
 	[ "$PARENT" != 1 ] || fail "the job's parent is confine-run: no shepherd"
 }
 

@@ -64,14 +64,23 @@ case_deadline_is_124() {
 	expect_err "^confine-run: cancelled: the deadline of 300ms passed\$"
 }
 
+# In a PID namespace of its own the pid it prints is not ours, and none
+# of that namespace is left; without one, that pid is gone.
 case_descendant_left_behind_is_123_and_killed() {
-	cr -s "$S" -- "$FIX" detach 600000
+	cr -s "$S" -- /bin/sh -c 'readlink /proc/self/ns/pid; exec "$1" detach 600000' \
+	    sh "$FIX"
 	expect_status 123
 	expect_err_lines 1
 	expect_err "^confine-run: uncertain: something the job started outlived it"
-	child=$(head -n 1 "$T/out")
+	{ read -r ns; read -r child; } <"$T/out"
 	[ -n "$child" ] || fail "the fixture printed no pid"
-	gone "$child" || fail "the descendant $child is still alive"
+	if [ "$ns" != "$(readlink /proc/self/ns/pid)" ]; then
+		[ "$PATH_EXPECTED" = init ] || fail "a PID namespace of its own"
+		_left=$(ns_empty "$ns") || fail "left in its namespace: $_left"
+	else
+		[ "$PATH_EXPECTED" != init ] || fail "no PID namespace of its own"
+		gone "$child" || fail "the descendant $child is still alive"
+	fi
 }
 
 # confine-run SIGKILLed under a running job it runs itself: the job does
@@ -81,7 +90,7 @@ case_confine_run_killed_leaves_no_job() {
 	"$RUN" -s "$S" -- "$FIX" pid-sleep 600000 </dev/null >"$T/out" 2>"$T/err" &
 	pid=$!
 	wait_for_line "$T/out"
-	job=$(head -n 1 "$T/out")
+	job=$(host_pid "$pid" "$(head -n 1 "$T/out")") || fail "no job seen"
 	kill -KILL "$pid"
 	wait "$pid"
 	st=$?
@@ -113,7 +122,7 @@ helper_lost() { # --helper PATH
 	    </dev/null >"$T/out" 2>"$T/err" &
 	pid=$!
 	wait_for_line "$T/out"  # the job runs, so its helper does
-	job=$(head -n 1 "$T/out")
+	job=$(host_pid "$pid" "$(head -n 1 "$T/out")") || fail "no job seen"
 	# confine-run's one child, the wrapper given as --helper, says so.
 	read -r helper others <"/proc/$pid/task/$pid/children"
 	[ -n "$helper" ] && [ -z "$others" ] || fail "confine-run's children: $helper $others"

@@ -345,7 +345,7 @@ run_floor_confined_init(const char *scratch)
 		    "old or absent\n", abi);
 		return -1;
 	}
-	seccomp_program(&floor_sc);
+	seccomp_program(false, &floor_sc);
 	if ((floor_root = realpath(scratch, NULL)) == NULL) {
 		perror("bench: floor-confined: realpath");
 		return -1;
@@ -377,7 +377,10 @@ run_floor_confined_fini(void)
 static int
 floor_apply(bool confined, bool view)
 {
-	if (view && (mountns_apply(&floor_view, NULL) != 0 ||
+	enum op op;
+
+	if (view && (mountns_unshare(&op) != 0 ||
+	    mountns_apply(&floor_view, NULL) != 0 ||
 	    caps_drop_bounding() != 0 || caps_clear() != 0))
 		return 126;
 	if (confined && (landlock_apply(&floor_ll, &floor_policy, NULL) != 0 ||
