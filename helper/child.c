@@ -8,6 +8,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/sched.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
@@ -155,21 +156,57 @@ confine_caps(const struct child_plan *p)
 	return 0;
 }
 
+#ifdef __linux__
+/*
+ * The filter's listener to the job's init, on errfd (a seqpacket socket
+ * then): one byte and the descriptor. Ours is closed after.
+ */
+static int
+send_listener(int errfd, int listener)
+{
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	do
+		n = sendmsg(errfd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	close(listener);
+	return n == 1 ? 0 : -errno;
+}
+#endif
+
 /* The rest: Landlock and seccomp. */
 static int
-confine(const struct child_plan *p, enum op *op)
+confine(const struct child_plan *p, int errfd, enum op *op)
 {
 	int rc = 0;
+#ifdef __linux__
+	int listener = -1;
+#endif
 
 	switch (p->backend) {
 	case CONFINE_BACKEND_LANDLOCK:
 #ifdef __linux__
 		rc = landlock_apply(p->landlock, p->policy, op);
 		if (rc == 0) {
-			*op = OP_SECCOMP;
-			rc = seccomp_apply(p->seccomp);
+			*op = p->seccomp->listener ? OP_SECCOMP_LISTENER :
+			    OP_SECCOMP;
+			rc = seccomp_apply(p->seccomp, &listener);
 		}
+		if (rc == 0 && listener >= 0)
+			rc = send_listener(errfd, listener);
 #else
+		(void)errfd;
 		(void)op;
 		rc = -ENOTSUP;
 #endif
@@ -285,7 +322,7 @@ child_exec(const struct child_plan *p, int errfd)
 	/* In the view, as the job's own user: the writable root's copy. */
 	if (chdir(p->cwd) != 0)
 		fail(errfd, CONFINE_STEP_CWD, OP_CHDIR, errno);
-	if ((rc = confine(p, &op)) != 0)
+	if ((rc = confine(p, errfd, &op)) != 0)
 		fail(errfd, CONFINE_STEP_CONFINE, op, -rc);
 	if (p->path != p->exe && (rc = check_program(p->exe)) != 0)
 		fail(errfd, CONFINE_STEP_EXEC, OP_PROGRAM, -rc);

@@ -349,8 +349,12 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		p.child.init_userns = env->self.uid != 0;
 		p.child.init_uid = env->self.uid;
 		p.child.init_gid = env->self.gid;
-		/* Its IPC objects its own: the filter for that. */
-		p.child.seccomp = &env->seccomp_own;
+		/*
+		 * Its IPC objects its own, and its sockets where its init can
+		 * supervise them: the filter for that.
+		 */
+		p.child.seccomp = env->sup_ok ? &env->seccomp_own_net :
+		    &env->seccomp_own;
 		/* Its /proc and /dev its own too. */
 		p.child.view.own_proc = true;
 		p.child.view.own_dev = true;

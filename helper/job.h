@@ -53,6 +53,9 @@ struct job_env {
 #ifdef __linux__
 	struct seccomp_prog seccomp;     /* count 0: could not be built */
 	struct seccomp_prog seccomp_own; /* for a job in namespaces of its own */
+	struct seccomp_prog seccomp_own_net;  /* and sockets, its init
+	                                         supervising: where sup_ok */
+	bool sup_ok;                     /* supervise.h: this kernel can */
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 	struct sysreads *sysreads;       /* made at the first job that reads
 	                                    them: NULL only without memory */

@@ -48,6 +48,9 @@ static const struct {
 	[OP_MOUNT_DEV] = { "mount namespace", "mount(tmpfs, /dev)" },
 	[OP_MOUNT_DEVPTS] = { "mount namespace", "mount(devpts, /dev/pts)" },
 	[OP_MOUNT_SHM] = { "mount namespace", "mount(tmpfs, /dev/shm)" },
+	[OP_SECCOMP_LISTENER] = { "seccomp",
+	    "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)" },
+	[OP_SUPERVISE] = { "seccomp", "recvmsg(listener)" },
 	[OP_LANDLOCK_ABI] = { "landlock",
 	    "landlock_create_ruleset(LANDLOCK_CREATE_RULESET_VERSION)" },
 };

@@ -46,6 +46,8 @@ enum op {
 	OP_MOUNT_DEV,
 	OP_MOUNT_DEVPTS,
 	OP_MOUNT_SHM,
+	OP_SECCOMP_LISTENER,  /* its listener, sent to its init */
+	OP_SUPERVISE,         /* the init taking the listener */
 	OP_LANDLOCK_ABI,      /* the helper's probe, before any job */
 	OP_LAST = OP_LANDLOCK_ABI
 };

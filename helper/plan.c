@@ -15,6 +15,7 @@
 #include "helper/plan.h"
 #ifdef __linux__
 #include "helper/ns.h"
+#include "helper/supervise.h"
 #endif
 #include "src/spec.h"
 
@@ -156,6 +157,8 @@ ns_possible(struct job_env *env)
 #endif
 	env->ns_err = ns_probe(&env->ns_op);
 	env->ns = env->ns_err == 0;
+	/* Sockets of its own where its init can supervise their calls. */
+	env->sup_ok = env->ns && sup_probe() == 0;
 }
 #endif
 
@@ -167,8 +170,9 @@ job_env_init(struct job_env *env)
 	env->tmp_base = tmp_base();
 #ifdef __linux__
 	env->landlock_abi = landlock_abi();
-	seccomp_program(false, &env->seccomp);
-	seccomp_program(true, &env->seccomp_own);
+	seccomp_program(SECCOMP_SHARED, &env->seccomp);
+	seccomp_program(SECCOMP_OWN, &env->seccomp_own);
+	seccomp_program(SECCOMP_OWN_NET, &env->seccomp_own_net);
 	cgroup_env_init(&env->cg);
 	ns_possible(env);
 	/* A job with namespaces has an init of its own: never direct. */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "helper/seccomp.h"
 
@@ -15,6 +16,8 @@ extern const struct sock_filter seccomp_prebuilt[];
 extern const unsigned short seccomp_prebuilt_count;
 extern const struct sock_filter seccomp_prebuilt_own[];
 extern const unsigned short seccomp_prebuilt_own_count;
+extern const struct sock_filter seccomp_prebuilt_own_net[];
+extern const unsigned short seccomp_prebuilt_own_net_count;
 
 /*
  * personality(2) other than Linux's own personas (and the query): not
@@ -38,10 +41,25 @@ static const struct sock_filter persona[] = {
 };
 
 void
-seccomp_program(bool own, struct seccomp_prog *prog)
+seccomp_program(enum seccomp_kind kind, struct seccomp_prog *prog)
 {
-	prog->insns = own ? seccomp_prebuilt_own : seccomp_prebuilt;
-	prog->count = own ? seccomp_prebuilt_own_count : seccomp_prebuilt_count;
+	switch (kind) {
+	case SECCOMP_OWN:
+		prog->insns = seccomp_prebuilt_own;
+		prog->count = seccomp_prebuilt_own_count;
+		break;
+	case SECCOMP_OWN_NET:
+		prog->insns = seccomp_prebuilt_own_net;
+		prog->count = seccomp_prebuilt_own_net_count;
+		break;
+	case SECCOMP_SHARED:
+	case SECCOMP_KINDS:
+	default:
+		prog->insns = seccomp_prebuilt;
+		prog->count = seccomp_prebuilt_count;
+		break;
+	}
+	prog->listener = kind == SECCOMP_OWN_NET;
 }
 
 static int
@@ -56,13 +74,46 @@ load(const struct sock_filter *insns, unsigned short count)
 	    0 : -errno;
 }
 
+/*
+ * A filter whose notifications go to the descriptor returned. Waiting for
+ * its answer, the caller may be interrupted by a fatal signal only: a
+ * handler's signal would restart a connect the init made already.
+ */
+static int
+load_listener(const struct sock_filter *insns, unsigned short count)
+{
+	struct sock_fprog fprog = {
+		.len = count,
+		.filter = (struct sock_filter *)(uintptr_t)insns,
+	};
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog);
+
+	return fd >= 0 ? (int)fd : -errno;
+}
+
 int
-seccomp_apply(const struct seccomp_prog *prog)
+seccomp_apply(const struct seccomp_prog *prog, int *listener)
 {
 	int rc;
 
+	*listener = -1;
 	if (prog->count == 0)
 		return -EINVAL;
-	rc = load(prog->insns, prog->count);
-	return rc == 0 ? load(persona, NELEM(persona)) : rc;
+	if (prog->listener) {
+		rc = load_listener(prog->insns, prog->count);
+		if (rc >= 0) {
+			*listener = rc;
+			rc = 0;
+		}
+	} else {
+		rc = load(prog->insns, prog->count);
+	}
+	if (rc == 0 && (rc = load(persona, NELEM(persona))) != 0 &&
+	    *listener >= 0) {
+		close(*listener);
+		*listener = -1;
+	}
+	return rc;
 }

@@ -11,19 +11,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "helper/seccomp_kind.h"
+
 struct seccomp_prog {
 	const void *insns;    /* struct sock_filter[] */
 	unsigned short count;
+	bool listener;        /* its notifications go to a listener */
 };
 
-/*
- * The program the helper was built with, for a job in namespaces of its
- * own (own: its IPC objects are its own copies) or in the host's: never
- * empty.
- */
-void seccomp_program(bool own, struct seccomp_prog *prog);
+/* The program of a kind the helper was built with: never empty. */
+void seccomp_program(enum seccomp_kind kind, struct seccomp_prog *prog);
 
-/* In the job's process, with no_new_privs set. Returns 0 or -errno. */
-int seccomp_apply(const struct seccomp_prog *prog);
+/*
+ * In the job's process, with no_new_privs set. Returns 0 or -errno; for a
+ * program with a listener, its descriptor in *listener (else -1).
+ */
+int seccomp_apply(const struct seccomp_prog *prog, int *listener);
 
 #endif

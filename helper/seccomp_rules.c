@@ -31,8 +31,6 @@
  * mistake could reach them.
  */
 static const char *const refused[] = {
-	/* the network: a socket of its own, and addressing one outside */
-	"socket", "connect", "listen",
 	/* asynchronous I/O that bypasses this filter */
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
 	/* host-wide state: names, clocks, power, swap, modules, accounting */
@@ -64,6 +62,26 @@ static const char *const shared_ipc[] = {
 	"msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink",
 	"mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 };
+
+/*
+ * The network where the job shares the host's: no socket of its own, no
+ * connection or listener (and, below, no name and no addressed datagram).
+ */
+static const char *const shared_net[] = { "socket", "connect", "listen" };
+
+/*
+ * In a network namespace of its own, the calls that name or reach an
+ * address go to its init (SECCOMP_RET_USER_NOTIF, helper/supervise.c),
+ * which makes them itself on the job's socket with the address it read
+ * and checked: a pathname socket outside the job's own trees, and any
+ * socket it was lent from the host's namespace, stay out of reach.
+ * (sendto, with an address only: below.)
+ */
+static const char *const supervised[] = { "connect", "bind", "listen" };
+
+/* The families of its own sockets there: AF_UNIX, AF_INET, AF_INET6 and
+ * AF_NETLINK; the rest, up to AF_MAX and beyond, refused. */
+#define FAMILIES_KNOWN 64
 
 /* Namespace flags clone() may not take (clone3 is ENOSYS, below). */
 static const unsigned long clone_new[] = {
@@ -130,8 +148,38 @@ add_setid_rules(scmp_filter_ctx ctx)
 	return rc;
 }
 
+/*
+ * Sockets of its own in a network namespace of its own: unix stream and
+ * seqpacket ones (a datagram one could send to any pathname socket by
+ * sendmsg, whose address is out of a filter's reach), IPv4 and IPv6 of
+ * any type (its own loopback is all there is; raw ones need a capability
+ * it has not), and routing netlink (its own interfaces). Every other
+ * family, type or protocol is refused.
+ */
 static int
-add_rules(scmp_filter_ctx ctx, bool own)
+add_socket_rules(scmp_filter_ctx ctx)
+{
+	int rc = 0, f;
+	unsigned t;
+
+	for (f = 0; rc == 0 && f < FAMILIES_KNOWN; f++)
+		if (f != AF_UNIX && f != AF_INET && f != AF_INET6 &&
+		    f != AF_NETLINK)
+			rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, f));
+	if (rc == 0)
+		rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_GE, FAMILIES_KNOWN));
+	for (t = 0; rc == 0 && t < 16; t++)
+		if (t != SOCK_STREAM && t != SOCK_SEQPACKET)
+			rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
+			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, t));
+	if (rc == 0)
+		rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, AF_NETLINK),
+		    SCMP_A2_32(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */));
+	return rc;
+}
+
+static int
+add_rules(scmp_filter_ctx ctx, bool own, bool net)
 {
 	/*
 	 * A terminal it is lent stays its owner's: no input pushed into it,
@@ -157,6 +205,13 @@ add_rules(scmp_filter_ctx ctx, bool own)
 		rc = RULE0(ctx, refused[i]);
 	for (i = 0; rc == 0 && !own && i < NELEM(shared_ipc); i++)
 		rc = RULE0(ctx, shared_ipc[i]);
+	for (i = 0; rc == 0 && !net && i < NELEM(shared_net); i++)
+		rc = RULE0(ctx, shared_net[i]);
+	for (i = 0; rc == 0 && net && i < NELEM(supervised); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+		    seccomp_syscall_resolve_name(supervised[i]), 0);
+	if (rc == 0 && net)
+		rc = add_socket_rules(ctx);
 	for (i = 0; rc == 0 && i < NELEM(tty_inject); i++)
 		rc = RULE(ctx, "ioctl",
 		    SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_inject[i]));
@@ -196,11 +251,11 @@ add_rules(scmp_filter_ctx ctx, bool own)
 			rc = RULE(ctx, "socketpair",
 			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, i));
 	/*
-	 * No name of its own: an abstract one could be the host's (a
-	 * service's traffic taken, its own bind EADDRINUSE), and its pairs and
-	 * the sockets it is lent need none.
+	 * No name of its own in the host's network namespace: an abstract one
+	 * could be the host's (a service's traffic taken, its own bind
+	 * EADDRINUSE), and its pairs and the sockets it is lent need none.
 	 */
-	if (rc == 0)
+	if (rc == 0 && !net)
 		rc = RULE0(ctx, "bind");
 	if (rc == 0)
 		rc = add_setid_rules(ctx);
@@ -215,9 +270,17 @@ add_rules(scmp_filter_ctx ctx, bool own)
 		rc = rule(ctx, EACCES, "fcntl", 2, (const struct scmp_arg_cmp[]){
 		    SCMP_A1_32(SCMP_CMP_EQ, F_SETLEASE),
 		    SCMP_A2_32(SCMP_CMP_EQ, F_RDLCK) });
-	/* sendto with an address; without one it is send(). */
-	if (rc == 0)
+	/*
+	 * sendto with an address; without one it is send(). In a network
+	 * namespace of its own, its init makes it (a socket it is lent stays
+	 * without one).
+	 */
+	if (rc == 0 && !net)
 		rc = RULE(ctx, "sendto", SCMP_A4_64(SCMP_CMP_NE, 0));
+	if (rc == 0 && net)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+		    seccomp_syscall_resolve_name("sendto"), 1,
+		    SCMP_A4_64(SCMP_CMP_NE, 0));
 	/*
 	 * Another process's limits and scheduling. A nonzero 64-bit value is
 	 * refused whatever its low half says; "which" is compared as the
@@ -241,7 +304,8 @@ add_rules(scmp_filter_ctx ctx, bool own)
 }
 
 int
-seccomp_compile(bool own, struct sock_filter **insns, unsigned short *count)
+seccomp_compile(enum seccomp_kind kind, struct sock_filter **insns,
+    unsigned short *count)
 {
 	scmp_filter_ctx ctx;
 	struct stat st;
@@ -253,7 +317,7 @@ seccomp_compile(bool own, struct sock_filter **insns, unsigned short *count)
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL)
 		return -ENOMEM;
-	rc = add_rules(ctx, own);
+	rc = add_rules(ctx, kind != SECCOMP_SHARED, kind == SECCOMP_OWN_NET);
 	if (rc != 0)
 		goto out;
 	fd = memfd_create("confine-seccomp", MFD_CLOEXEC);

@@ -8,13 +8,11 @@
 #define CONFINE_SECCOMP_RULES_H
 
 #include <linux/filter.h>
-#include <stdbool.h>
 
-/*
- * The filter for a job in namespaces of its own (own, ns.h) or in the
- * host's. *insns is malloc'd. Returns 0 or -errno.
- */
-int seccomp_compile(bool own, struct sock_filter **insns,
+#include "helper/seccomp_kind.h"
+
+/* The filter of a kind. *insns is malloc'd. Returns 0 or -errno. */
+int seccomp_compile(enum seccomp_kind kind, struct sock_filter **insns,
     unsigned short *count);
 
 #endif

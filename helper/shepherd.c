@@ -14,10 +14,13 @@
 #ifdef __linux__
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include "helper/caps.h"
 #include "helper/mountns.h"
 #include "helper/ns.h"
+#include "helper/seccomp.h"
+#include "helper/supervise.h"
 #endif
 
 #include "helper/shepherd.h"
@@ -70,6 +73,12 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 
 static int sigchld_fd = -1;
 
+#ifdef __linux__
+#define SHEP_SUP_MAX (1 + SUP_PENDING)
+#else
+#define SHEP_SUP_MAX 0
+#endif
+
 static void
 on_sigchld(int sig)
 {
@@ -99,6 +108,11 @@ struct shep {
 	int64_t sweep_until;
 	int64_t t_fork;
 	const struct job_sys *sys;
+#ifdef __linux__
+	bool supervised;   /* the job's filter sends us its listener */
+	int listener;      /* received with the exec result, or -1 */
+	struct sup sup;    /* its calls, made (supervise.h) */
+#endif
 };
 
 static void
@@ -120,6 +134,75 @@ setup_failed(struct shep *s, enum op op, int err)
 	_exit(0);
 }
 
+#ifdef __linux__
+static const struct child_plan *the_plan;
+
+/*
+ * The job exec'd with its filter: its listener must be ours, or its
+ * socket calls would wait for ever. Without it, the job is killed and
+ * refused.
+ */
+static void
+start_supervising(struct shep *s, struct shep_rec *r)
+{
+	const struct child_plan *p = the_plan;
+	struct sup_creds c = { .uid = p->init_uid, .gid = p->init_gid };
+	int rc = -EPROTO;
+
+	/* A client's job, of a root helper's: its credentials. */
+	if (p->become != NULL) {
+		c.uid = p->become->uid;
+		c.gid = p->become->gid;
+		c.groups = p->become->groups;
+		c.ngroups = p->become->ngroups;
+		c.set_groups = true;
+	}
+	if (s->listener >= 0 && (rc = sup_init(&s->sup, s->listener, &c)) == 0) {
+		s->listener = -1;
+		return;
+	}
+	kill(-1, SIGKILL);
+	r->type = SHEP_EXEC_FAILED;
+	r->step = CONFINE_STEP_CONFINE;
+	r->op = OP_SUPERVISE;
+	r->err = -rc;
+}
+#endif
+
+/*
+ * One message of the exec-error channel: a pipe's bytes, or where the job
+ * sends us its listener first, a seqpacket socket's message, the listener
+ * kept from it.
+ */
+static ssize_t
+read_errp(struct shep *s, unsigned char *buf, size_t len)
+{
+#ifdef __linux__
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd;
+
+	if (!s->supervised)
+		return read(s->errp, buf, len);
+	n = recvmsg(s->errp, &m, MSG_CMSG_CLOEXEC);
+	for (c = CMSG_FIRSTHDR(&m); n > 0 && c != NULL; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+			if (s->listener >= 0)
+				close(s->listener);
+			s->listener = fd;
+		}
+	return n;
+#else
+	return read(s->errp, buf, len);
+#endif
+}
+
 /* The exec-error pipe: a record means a step failed, EOF means exec. */
 static void
 read_exec_result(struct shep *s)
@@ -129,13 +212,17 @@ read_exec_result(struct shep *s)
 	ssize_t n;
 
 	do
-		n = read(s->errp, rec, sizeof(rec));
-	while (n < 0 && errno == EINTR);
+		n = read_errp(s, rec, sizeof(rec));
+	while ((n < 0 && errno == EINTR) || (n == 1 && rec[0] == 'L'));
 	if (n == (ssize_t)sizeof(rec)) {
 		r.type = SHEP_EXEC_FAILED;
 		r.step = child_err_decode(rec, &r.op, &r.err);
 	}
 	fd_closep(&s->errp);
+#ifdef __linux__
+	if (s->supervised && r.type == SHEP_EXEC_OK)
+		start_supervising(s, &r);
+#endif
 	report(s, &r);
 }
 
@@ -526,24 +613,52 @@ init_setup(struct shep *s, const struct child_plan *plan)
 }
 #endif
 
+/*
+ * The job's exec-error channel: a pipe, or where its filter's listener
+ * comes through it too, a seqpacket socket pair (a message each).
+ */
+static int
+errp_make(const struct shep *s, int p[2])
+{
+#ifdef __linux__
+	if (s->supervised)
+		return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) ==
+		    0 ? 0 : -errno;
+#else
+	(void)s;
+#endif
+	return fd_pipe(p);
+}
+
 void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 {
 	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys,
 		.session = plan->own_session, .init = plan->in_init,
-		.host_root = -1, .host_proc = -1 };
+		.host_root = -1, .host_proc = -1,
+#ifdef __linux__
+		.listener = -1, .sup = { .listener = -1 },
+		.supervised = plan->in_init && plan->seccomp != NULL &&
+		    plan->seccomp->listener,
+#endif
+	};
 	int keep[8] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
 		plan->cg_dir };
 	struct child_plan mine = *plan;
 	int errp[2], rc, i;
 	pid_t home = getpgrp();
-	struct pollfd pfd[3];
+	struct pollfd pfd[3 + SHEP_SUP_MAX];
+	int timeout;
+	size_t sn = 0;
 	sigset_t chld;
 	nfds_t n;
 
 	set_signals(&chld);
 	fd_close_except(keep, 8);
+#ifdef __linux__
+	the_plan = plan;
+#endif
 #ifdef __linux__
 	if (s.init)
 		init_setup(&s, plan);
@@ -565,7 +680,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		setup_failed(&s, OP_NONE, errno);
 #endif
 	if ((rc = fd_pipe(s.sigp)) != 0 || (rc = fd_nonblock(s.sigp[0])) != 0 ||
-	    (rc = fd_nonblock(s.sigp[1])) != 0 || (rc = fd_pipe(errp)) != 0)
+	    (rc = fd_nonblock(s.sigp[1])) != 0 || (rc = errp_make(&s, errp)) != 0)
 		setup_failed(&s, OP_NONE, -rc);
 	sigchld_fd = s.sigp[1];
 	s.t_fork = clock_ns();
@@ -616,12 +731,15 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	sigprocmask(SIG_UNBLOCK, &chld, NULL);
 
 	for (;;) {
+		nfds_t ei = 0, si;
+
 		n = 0;
 		pfd[n].fd = s.ctl;
 		pfd[n++].events = POLLIN;
 		pfd[n].fd = s.sigp[0];
 		pfd[n++].events = POLLIN;
 		if (s.errp >= 0) {
+			ei = n;
 			pfd[n].fd = s.errp;
 			pfd[n++].events = POLLIN;
 		}
@@ -631,11 +749,24 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		 * (seen once under ThreadSanitizer, which defers handlers) is
 		 * then late by a second, never missed until the next one.
 		 */
-		rc = poll(pfd, n, s.sweeping ? SWEEP_POLL_MS : REAP_POLL_MS);
+		timeout = s.sweeping ? SWEEP_POLL_MS : REAP_POLL_MS;
+		si = n;
+#ifdef __linux__
+		/* And the job's socket calls, while anything of it may call. */
+		sn = sup_poll(&s.sup, pfd + n, &timeout);
+		n += (nfds_t)sn;
+#endif
+		rc = poll(pfd, n, timeout);
 		if (rc < 0)
 			continue;  /* EINTR: the self-pipe has the news */
-		if (n > 2 && pfd[2].revents != 0)
+		if (ei > 0 && pfd[ei].revents != 0)
 			read_exec_result(&s);
+#ifdef __linux__
+		sup_run(&s.sup, pfd + si, sn);
+#else
+		(void)si;
+		(void)sn;
+#endif
 		if (pfd[1].revents != 0) {
 			drain(s.sigp[0]);
 			reap(&s);

@@ -1043,6 +1043,7 @@ static const struct {
 	{ "caps", probe_caps },
 	{ "creds", probe_creds },
 	{ "ipc", probe_ipc },
+	{ "loop", probe_loop },
 #endif
 };
 

@@ -465,6 +465,7 @@ failing_confinement_call_refuses_before_exec(void **state)
 	broken.seccomp.insns = &bogus;
 	broken.seccomp.count = 1;
 	broken.seccomp_own = broken.seccomp;
+	broken.seccomp_own_net = broken.seccomp;
 	jr_init(&j, LL, d->scratch, "write", marker, NULL);
 	jr_run_env(&j, &broken);
 	assert_int_equal(j.rc, -ENOTSUP);
@@ -474,6 +475,7 @@ failing_confinement_call_refuses_before_exec(void **state)
 	broken = jr_env;
 	broken.seccomp.count = 0;
 	broken.seccomp_own.count = 0;
+	broken.seccomp_own_net.count = 0;
 	jr_init(&j, LL, d->scratch, "write", marker, NULL);
 	jr_run_env(&j, &broken);
 	assert_int_equal(j.rc, -ENOTSUP);

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -841,4 +843,126 @@ probe_ipc(int argc, char **argv)
 	};
 
 	return RUN(ops, argc, argv, 3);
+}
+
+/*
+ * ---- loop KIND [ADDR]: a server and a client of the job's own ----
+ * tcp, tcp6, udp, udp6 on the loopback (port 0: the kernel's pick), unix
+ * PATH and abstract NAME (stream): bound, listening, connected to (or,
+ * for udp, sent to with sendto) from another thread, one byte accepted
+ * and read back. backlog PATH: a listener whose backlog (0) is full, so
+ * that a second blocking connect waits until the first is accepted.
+ * 0, or the errno of the first call that failed.
+ */
+
+struct loop {
+	int family, type;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	int err;
+};
+
+static int
+loop_addr(struct loop *l, const char *kind, const char *arg)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)&l->addr;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&l->addr;
+	struct sockaddr_un *un = (struct sockaddr_un *)&l->addr;
+
+	memset(l, 0, sizeof(*l));
+	l->type = SOCK_STREAM;
+	if (strncmp(kind, "udp", 3) == 0)
+		l->type = SOCK_DGRAM;
+	if (strcmp(kind, "tcp") == 0 || strcmp(kind, "udp") == 0) {
+		l->family = in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		l->len = sizeof(*in);
+	} else if (strcmp(kind, "tcp6") == 0 || strcmp(kind, "udp6") == 0) {
+		l->family = in6->sin6_family = AF_INET6;
+		in6->sin6_addr = in6addr_loopback;
+		l->len = sizeof(*in6);
+	} else if ((strcmp(kind, "unix") == 0 || strcmp(kind, "abstract") == 0 ||
+	    strcmp(kind, "backlog") == 0) && arg != NULL &&
+	    strlen(arg) < sizeof(un->sun_path)) {
+		l->family = un->sun_family = AF_UNIX;
+		strcpy(un->sun_path + (kind[0] == 'a'), arg);
+		l->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    (kind[0] == 'a') + strlen(arg) + (kind[0] != 'a'));
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static void *
+loop_client(void *arg)
+{
+	struct loop *l = arg;
+	int fd = socket(l->family, l->type | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || (l->type == SOCK_DGRAM ? sendto(fd, "x", 1, 0,
+	    (struct sockaddr *)&l->addr, l->len) != 1 :
+	    connect(fd, (struct sockaddr *)&l->addr, l->len) != 0 ||
+	    write(fd, "x", 1) != 1))
+		l->err = errno ? errno : EIO;
+	/* Left open: the server reads before we are gone. */
+	return NULL;
+}
+
+#define LOOP_TRY(call) do { if ((call) < 0) return errno_of(-1, #call); } while (0)
+
+static int
+loop_run(const char *kind, const char *arg)
+{
+	struct loop l, l2;
+	pthread_t t, t2;
+	int s, a, a2;
+	char c;
+
+	if (loop_addr(&l, kind, arg) != 0)
+		return 125;
+	LOOP_TRY(s = socket(l.family, l.type | SOCK_CLOEXEC, 0));
+	LOOP_TRY(bind(s, (struct sockaddr *)&l.addr, l.len));
+	LOOP_TRY(getsockname(s, (struct sockaddr *)&l.addr, &l.len));
+	if (l.type == SOCK_STREAM)
+		LOOP_TRY(listen(s, strcmp(kind, "backlog") == 0 ? 0 : 4));
+	if (strcmp(kind, "backlog") == 0) {
+		/* The first fills the queue; the second waits for room. */
+		l2 = l;
+		loop_client(&l);
+		if (l.err != 0)
+			return errno_of(-1, "first connect");
+		if (pthread_create(&t2, NULL, loop_client, &l2) != 0)
+			return 125;
+		usleep(100 * 1000);
+		LOOP_TRY(a = accept(s, NULL, NULL));
+		LOOP_TRY(a2 = accept(s, NULL, NULL));
+		pthread_join(t2, NULL);
+		if (l2.err != 0) {
+			errno = l2.err;
+			return errno_of(-1, "second connect");
+		}
+		LOOP_TRY(read(a2, &c, 1));
+		return c == 'x' ? 0 : EIO;
+	}
+	if (pthread_create(&t, NULL, loop_client, &l) != 0)
+		return 125;
+	if (l.type == SOCK_STREAM) {
+		LOOP_TRY(a = accept(s, NULL, NULL));
+		LOOP_TRY(read(a, &c, 1));
+	} else {
+		LOOP_TRY(recv(s, &c, 1, 0));
+	}
+	pthread_join(t, NULL);
+	if (l.err != 0) {
+		errno = l.err;
+		return errno_of(-1, "client");
+	}
+	return c == 'x' ? 0 : EIO;
+}
+
+int
+probe_loop(int argc, char **argv)
+{
+	return argc < 3 ? 125 : loop_run(argv[2], argc > 3 ? argv[3] : NULL);
 }

@@ -14,5 +14,6 @@ int probe_pair(int argc, char **argv);     /* pair OP [PATH] */
 int probe_caps(int argc, char **argv);     /* caps: prints the five sets */
 int probe_creds(int argc, char **argv);    /* creds: prints ids and groups */
 int probe_ipc(int argc, char **argv);      /* ipc OP ARG */
+int probe_loop(int argc, char **argv);     /* loop KIND [ADDR] */
 
 #endif

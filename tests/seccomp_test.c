@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,12 +40,12 @@ the_prebuilt_programs_are_what_libseccomp_compiles(void **state)
 	struct sock_filter *insns;
 	struct seccomp_prog prog;
 	unsigned short count;
-	int own;
+	int k;
 
 	(void)state;
-	for (own = 0; own < 2; own++) {
-		assert_int_equal(seccomp_compile(own, &insns, &count), 0);
-		seccomp_program(own, &prog);
+	for (k = 0; k < SECCOMP_KINDS; k++) {
+		assert_int_equal(seccomp_compile(k, &insns, &count), 0);
+		seccomp_program(k, &prog);
 		assert_true(count > 0);
 		assert_int_equal(prog.count, count);
 		assert_memory_equal(prog.insns, insns, count * sizeof(*insns));
@@ -62,6 +63,7 @@ static long
 call(int what)
 {
 	struct { uint64_t flags, mode, resolve; } how = { 0, 0, 0 };
+	struct sockaddr_in in = { .sin_family = AF_INET };
 	int sv[2], n_null = 27;
 
 	switch (what) {
@@ -86,43 +88,66 @@ call(int what)
 	case 17: return syscall(SYS_mq_open, "confine-none", O_RDONLY, 0, NULL);
 	case 18: return msgget((key_t)0x6e6f6e65, 0);
 	case 19: return semget((key_t)0x6e6f6e65, 0, 0);
+	/* Sockets of its own, by family, type and protocol. */
+	case 20: return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	case 21: return socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	case 22: return socket(AF_UNIX, SOCK_DGRAM, 0);
+	case 23: return socket(AF_UNIX, SOCK_RAW, 0);
+	case 24: return socket(AF_INET6, SOCK_DGRAM, 0);
+	case 25: return socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */);
+	case 26: return socket(AF_NETLINK, SOCK_RAW, 16 /* NETLINK_GENERIC */);
+	case 27: return socket(63, SOCK_STREAM, 0);  /* no family, yet */
+	case 28: return socket(1000, SOCK_STREAM, 0);
+	case 29: return sendto(-1, "", 0, 0, (struct sockaddr *)&in, sizeof(in));
 	default: return 0;
 	}
 }
 
-/* Unfiltered, filtered in the host's namespaces, and in its own. */
+/*
+ * Unfiltered, filtered in the host's namespaces, in its own, and in its
+ * own with its sockets (NOTIFIED: the call waits for its init, which this
+ * test is not: tests/reach_test and the programs prove those).
+ */
+#define NOTIFIED (-1)
 static const struct {
-	int unfiltered, filtered, own;
+	int unfiltered, filtered, own, own_net;
 } calls[] = {
-	{ EBADF, EPERM, EPERM }, { EBADF, EPERM, EPERM },
-	{ EBADF, EPERM, EPERM }, { EBADF, EPERM, EPERM },
-	{ EBADF, EACCES, EACCES }, { EBADF, EPERM, EPERM },
-	{ EBADF, ENOSYS, ENOSYS }, { ENOENT, EPERM, EPERM },
-	{ ENOENT, EPERM, EPERM }, { ENOENT, EPERM, EPERM },
-	{ ENOENT, EPERM, EPERM }, { 0, EPERM, EPERM }, { 0, EPERM, EPERM },
-	{ EBADF, EBADF, EBADF }, { ENOENT, ENOENT, ENOENT }, { 0, EPERM, EPERM },
-	{ ENOENT, EPERM, ENOENT }, { ENOENT, EPERM, ENOENT },
-	{ ENOENT, EPERM, ENOENT }, { ENOENT, EPERM, ENOENT },
+	{ EBADF, EPERM, EPERM, EPERM }, { EBADF, EPERM, EPERM, EPERM },
+	{ EBADF, EPERM, EPERM, EPERM }, { EBADF, EPERM, EPERM, EPERM },
+	{ EBADF, EACCES, EACCES, EACCES }, { EBADF, EPERM, EPERM, NOTIFIED },
+	{ EBADF, ENOSYS, ENOSYS, ENOSYS }, { ENOENT, EPERM, EPERM, EPERM },
+	{ ENOENT, EPERM, EPERM, EPERM }, { ENOENT, EPERM, EPERM, EPERM },
+	{ ENOENT, EPERM, EPERM, EPERM }, { 0, EPERM, EPERM, EPERM },
+	{ 0, EPERM, EPERM, EPERM }, { EBADF, EBADF, EBADF, EBADF },
+	{ ENOENT, ENOENT, ENOENT, ENOENT }, { 0, EPERM, EPERM, 0 },
+	{ ENOENT, EPERM, ENOENT, ENOENT }, { ENOENT, EPERM, ENOENT, ENOENT },
+	{ ENOENT, EPERM, ENOENT, ENOENT }, { ENOENT, EPERM, ENOENT, ENOENT },
+	{ 0, EPERM, EPERM, 0 }, { 0, EPERM, EPERM, 0 },
+	{ 0, EPERM, EPERM, EPERM }, { 0, EPERM, EPERM, EPERM },
+	{ 0, EPERM, EPERM, 0 }, { 0, EPERM, EPERM, 0 },
+	{ 0, EPERM, EPERM, EPERM }, { EAFNOSUPPORT, EPERM, EPERM, EPERM },
+	{ EAFNOSUPPORT, EPERM, EPERM, EPERM }, { EBADF, EPERM, EPERM, NOTIFIED },
 };
 #define CALL_SOCKET 15
 
 /* The call's errno (0: it succeeded) unfiltered, or under one filter. */
-enum filter { UNFILTERED, SHARED, OWN };
+enum filter { SHARED = SECCOMP_SHARED, OWN = SECCOMP_OWN,
+	OWN_NET = SECCOMP_OWN_NET, UNFILTERED };
 
 static int
 call_errno(int what, enum filter f)
 {
 	struct seccomp_prog prog;
 	bool filtered = f != UNFILTERED;
-	int status;
+	int status, listener;
 	pid_t pid;
 
-	seccomp_program(f == OWN, &prog);
+	seccomp_program(filtered ? (enum seccomp_kind)f : SECCOMP_SHARED, &prog);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		if (filtered && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    seccomp_apply(&prog) != 0))
+		    seccomp_apply(&prog, &listener) != 0))
 			_exit(255);
 		_exit(call(what) < 0 ? errno : 0);
 	}
@@ -156,6 +181,10 @@ each_argument_rule_refuses_with_its_errno(void **state)
 		if ((got = call_errno((int)i, OWN)) != calls[i].own)
 			fail_msg("call %zu filtered (own namespaces): errno %d, "
 			    "wanted %d", i, got, calls[i].own);
+		if (calls[i].own_net != NOTIFIED &&
+		    (got = call_errno((int)i, OWN_NET)) != calls[i].own_net)
+			fail_msg("call %zu filtered (own network): errno %d, "
+			    "wanted %d", i, got, calls[i].own_net);
 	}
 }
 

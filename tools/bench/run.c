@@ -345,7 +345,7 @@ run_floor_confined_init(const char *scratch)
 		    "old or absent\n", abi);
 		return -1;
 	}
-	seccomp_program(false, &floor_sc);
+	seccomp_program(SECCOMP_SHARED, &floor_sc);
 	if ((floor_root = realpath(scratch, NULL)) == NULL) {
 		perror("bench: floor-confined: realpath");
 		return -1;
@@ -378,13 +378,14 @@ static int
 floor_apply(bool confined, bool view)
 {
 	enum op op;
+	int listener;
 
 	if (view && (mountns_unshare(&op) != 0 ||
 	    mountns_apply(&floor_view, NULL) != 0 ||
 	    caps_drop_bounding() != 0 || caps_clear() != 0))
 		return 126;
 	if (confined && (landlock_apply(&floor_ll, &floor_policy, NULL) != 0 ||
-	    seccomp_apply(&floor_sc) != 0))
+	    seccomp_apply(&floor_sc, &listener) != 0))
 		return 127;
 	return 0;
 }
