@@ -108,6 +108,14 @@ int jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
  * /proc entry of it, ENOENT); without one, e, another layer's refusal.
  */
 #define JR_OUTSIDE(e) (jr_env.ns ? ESRCH : (e))
+/*
+ * Sockets of its own: namespaces of its own, and a kernel whose init can
+ * supervise their calls (helper/supervise.h); else socket() is refused.
+ */
+#define JR_NET (jr_env.ns && jr_env.sup_ok && !jr_env.group_proof_only)
+/* A host's loopback listener, from a job: not there (its loopback is its
+ * own), or refused. */
+#define JR_NET_ERRNO (JR_NET ? ECONNREFUSED : EPERM)
 #define JR_OUTSIDE_PROC(e) (jr_env.ns ? ENOENT : (e))
 
 /* Writes text to path, replacing what was there. */

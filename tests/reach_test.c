@@ -665,25 +665,90 @@ abstract_free(const char *name)
 }
 
 /*
- * No name of its own, abstract or not: an abstract one could be the
- * host's to take (a service's traffic, its own bind EADDRINUSE).
+ * No name of the host's, abstract or not: an abstract one could be the
+ * host's to take (a service's traffic, its own bind EADDRINUSE), a
+ * pathname one a file outside. Without a network namespace of its own,
+ * no bind at all (EPERM); with one, an abstract name is its namespace's
+ * (the host's still free) and a pathname one is made only in its own
+ * trees (outside, the view's EROFS).
  */
 static void
 no_name_is_taken(void **state)
 {
 	struct jr_dirs *d = *state;
 	char name[64], *path = tu_join(d->scratch, "s");
+	char *dir = tu_sockdir_in("/var/tmp"), *out = tu_join(dir, "o");
+	int own = JR_NET ? 0 : EPERM;
 
+	assert_int_equal(chmod(dir, 0777), 0);
 	snprintf(name, sizeof(name), "@confine-reach-bind-%ld", (long)getpid());
 	assert_int_equal(PROBE(NONE, d->scratch, "pair", "bind", name), 0);
-	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", name), EPERM);
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", name), own);
 	assert_true(abstract_free(name));
 	/* By a name relative to its cwd, the scratch root: sun_path is short. */
 	assert_int_equal(PROBE(NONE, d->scratch, "pair", "bind", "s"), 0);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", "s"), EPERM);
-	assert_false(tu_exists(path));
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", "s"), own);
+	assert_int_equal(tu_exists(path), JR_NET);
+	(void)unlink(path);
+	/* Outside its trees. */
+	assert_int_equal(PROBE(NONE, d->scratch, "pair", "bind", out), 0);
+	assert_int_equal(unlink(out), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "pair", "bind", out),
+	    JR_NET ? EROFS : EPERM);
+	assert_false(tu_exists(out));
+	assert_int_equal(rmdir(dir), 0);
+	free(out);
+	free(dir);
 	free(path);
+}
+
+/*
+ * A network of its own, where it has one: a server and a client of the
+ * job's own over TCP and UDP on IPv4 and IPv6, a pathname unix socket in
+ * its tmp and in its scratch root, an abstract one, and a connect that
+ * waits for a full backlog (its init answers it later); the connects and
+ * sends from another thread than the job's first. Without one, each is
+ * refused (EPERM). Unconfined, each works as well.
+ */
+static void
+a_network_of_its_own(void **state)
+{
+	struct jr_dirs *d = *state;
+	static const char *const kinds[][2] = {
+		{ "tcp", NULL }, { "tcp6", NULL }, { "udp", NULL },
+		{ "udp6", NULL }, { "unix", "u.sock" }, { "abstract", NULL },
+		{ "backlog", "b.sock" },
+	};
+	char name[64], tmp[64], *p;
+	size_t i;
+	int own = JR_NET ? 0 : EPERM;
+
+	/* Supervised wherever the kernel can (Linux 5.19): never quietly off. */
+	if (jr_env.ns)
+		assert_int_equal(jr_env.sup_ok, tu_kernel_at_least(5, 19));
+	snprintf(name, sizeof(name), "confine-reach-loop-%ld", (long)getpid());
+	for (i = 0; i < NELEM(kinds); i++) {
+		const char *arg = kinds[i][1] != NULL ? kinds[i][1] :
+		    kinds[i][0][0] == 'a' ? name : NULL;
+
+		if (kinds[i][1] == NULL) {
+			PAIR(d, 0, own, "loop", kinds[i][0], arg);
+			continue;
+		}
+		/* A pathname: left in the scratch root by each, where made. */
+		p = tu_join(d->scratch, kinds[i][1]);
+		assert_int_equal(PROBE(NONE, d->scratch, "loop", kinds[i][0], arg), 0);
+		assert_int_equal(unlink(p), 0);
+		assert_int_equal(PROBE(LL, d->scratch, "loop", kinds[i][0], arg), own);
+		assert_int_equal(tu_exists(p), JR_NET);
+		(void)unlink(p);
+		free(p);
+	}
+	/* Beneath its /tmp: its own, out of the host's sight. */
+	snprintf(tmp, sizeof(tmp), "/tmp/confine-reach-%ld.sock", (long)getpid());
+	assert_int_equal(PROBE(LL, d->scratch, "loop", "unix", tmp), own);
+	assert_false(tu_exists(tmp));
 }
 
 /*
@@ -961,6 +1026,7 @@ run_root(void)
 		T(the_lent_terminal_stays_the_users),
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
+		T(a_network_of_its_own),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),
@@ -987,6 +1053,7 @@ run_as_user(void)
 		T(the_lent_terminal_stays_the_users),
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
+		T(a_network_of_its_own),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),

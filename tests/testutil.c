@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -393,6 +395,38 @@ tu_closed_port(int *fd)
 	    getsockname(*fd, (struct sockaddr *)&sin, &sl) != 0)
 		die("bind", NULL);
 	return ntohs(sin.sin_port);
+}
+
+bool
+tu_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		die("uname", NULL);
+	return ma > major || (ma == major && mi >= minor);
+}
+
+int
+tu_listening_port(int *fd)
+{
+	int port = tu_closed_port(fd);
+
+	if (listen(*fd, 16) != 0)
+		die("listen", NULL);
+	return port;
+}
+
+int
+tu_accept_now(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	/* A connection the job made is queued before its result is ours. */
+	if (poll(&p, 1, 0) != 1)
+		return -1;
+	return accept(fd, NULL, NULL);
 }
 
 /*

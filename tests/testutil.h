@@ -142,6 +142,12 @@ char *tu_find_named(const char *dir, const char *prefix, const char *skip);
 void tu_copy_exec(const char *from, const char *to);
 /* A loopback TCP port that refuses connections: bound, never listening. */
 int tu_closed_port(int *fd);
+/* Whether the running kernel is at least major.minor (uname). */
+bool tu_kernel_at_least(int major, int minor);
+/* A loopback TCP port that accepts them: listening on *fd. */
+int tu_listening_port(int *fd);
+/* A connection already made to a listener, accepted; -1 when none is. */
+int tu_accept_now(int fd);
 /* True once kill(pid, 0) says ESRCH, polled for up to ten seconds. */
 bool tu_gone(pid_t pid);
 /*

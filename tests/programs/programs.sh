@@ -104,7 +104,59 @@ prog_shell_pipeline() {
 		{ say "wrong count"; return 1; }
 }
 
-# Reaching out: a write outside, and HTTP to a server on loopback.
+# Python's multiprocessing: a pool (pipes and a POSIX semaphore in
+# /dev/shm), a queue, and a manager (a server on a unix socket in TMPDIR).
+prog_python3_multiprocessing() {
+	[ "$(job /usr/bin/python3 -c '
+import multiprocessing as mp
+def sq(x): return x * x
+if __name__ == "__main__":
+    with mp.Pool(2) as p:
+        a = sum(p.map(sq, range(10)))
+    q = mp.Queue(); q.put(a); b = q.get()
+    with mp.Manager() as m:
+        d = m.dict(); d["v"] = b
+        print(d["v"])')" = 285 ] || { say "multiprocessing did not sum"; return 1; }
+}
+
+# asyncio's unix transports: a server on a socket in HOME, and a client.
+prog_python3_asyncio_unix() {
+	[ "$(job /usr/bin/python3 -c '
+import asyncio, os
+async def main():
+    os.chdir(os.environ["HOME"])
+    path = "a.sock"  # relative: a socket path holds 108 bytes at most
+    async def echo(r, w):
+        w.write(await r.read(5)); await w.drain(); w.close()
+    srv = await asyncio.start_unix_server(echo, path)
+    r, w = await asyncio.open_unix_connection(path)
+    w.write(b"hello"); await w.drain()
+    print((await r.read(5)).decode()); w.close(); srv.close()
+asyncio.run(main())')" = hello ] || { say "no echo"; return 1; }
+}
+
+# A pty of its own: script(1) runs a command on one.
+prog_pty() {
+	job /usr/bin/script -qec 'tty' /dev/null >"$W/tty" || return 1
+	grep -q '^/dev/pts/' "$W/tty" || { say "no pty: $(cat "$W/tty")"; return 1; }
+}
+
+# A loopback of its own: an HTTP server and curl, both in the job (the
+# server waited for: something of it left would make the job Uncertain).
+prog_http_on_its_loopback() {
+	job /bin/sh -c '
+/usr/bin/python3 -m http.server --bind 127.0.0.1 8765 --directory "$HOME" \
+    >/dev/null 2>&1 &
+i=0
+until /usr/bin/curl -fs -o /dev/null http://127.0.0.1:8765/; do
+	i=$((i + 1)); [ $i -le 100 ] || exit 1; sleep 0.1
+done
+kill $!
+wait' || { say "no server of its own"; return 1; }
+}
+
+# Reaching out: a write outside, and HTTP to a server on the host's
+# loopback (not the job's own).
 prog_write_outside_is_refused() {
 	echo orig >"$W/victim"
 	if job /bin/sh -c 'echo x >"$1"' sh "$W/victim" 2>/dev/null; then

@@ -27,7 +27,7 @@ each() {
 	for _f in $_new; do
 		# What this script made after the stamp is listed by name above;
 		# anything else is the job's.
-		case $_f in "$W/hello.c" | "$W/three.cc" | "$W/Makefile" | "$W/tree"* | "$W/nums" | "$W/victim") ;;
+		case $_f in "$W/hello.c" | "$W/three.cc" | "$W/Makefile" | "$W/tree"* | "$W/nums" | "$W/victim" | "$W/tty") ;;
 		*) fail "something was written outside the scratch root: $_f" ;;
 		esac
 	done
@@ -44,6 +44,10 @@ case_sort_spills() { each sort_spills; }
 case_node() { each node; }
 case_perl() { each perl; }
 case_shell_pipeline() { each shell_pipeline; }
+case_python3_multiprocessing() { each python3_multiprocessing; }
+case_python3_asyncio_unix() { each python3_asyncio_unix; }
+case_pty() { each pty; }
+case_http_on_its_loopback() { each http_on_its_loopback; }
 case_write_outside_is_refused() { each write_outside_is_refused; }
 case_http_is_refused() { each http_is_refused; }
 
@@ -58,6 +62,10 @@ case_narrowed_sort_spills() { narrowed sort_spills; }
 case_narrowed_node() { narrowed node; }
 case_narrowed_perl() { narrowed perl; }
 case_narrowed_shell_pipeline() { narrowed shell_pipeline; }
+case_narrowed_python3_multiprocessing() { narrowed python3_multiprocessing; }
+case_narrowed_python3_asyncio_unix() { narrowed python3_asyncio_unix; }
+case_narrowed_pty() { narrowed pty; }
+case_narrowed_http_on_its_loopback() { narrowed http_on_its_loopback; }
 case_narrowed_write_outside_is_refused() { narrowed write_outside_is_refused; }
 
 # What no tree names: read by the same job with reads wide, denied narrowed.
