@@ -527,6 +527,11 @@ call(struct sup *s, const struct seccomp_notif *req, int64_t *val)
 		return GONE;
 	}
 	(void)getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen);
+	/* The kernel's own answer to a unix address longer than one. */
+	if (domain == AF_UNIX && len > sizeof(struct sockaddr_un)) {
+		close(sock);
+		return -EINVAL;
+	}
 	if (domain == AF_UNIX && len > off && addr.un.sun_path[0] != '\0') {
 		memcpy(path, addr.un.sun_path, len - off);
 		path[len - off] = '\0';

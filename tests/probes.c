@@ -765,6 +765,24 @@ k_bind(const char *path)
 	return bind(sv[0], (struct sockaddr *)&sun, len);
 }
 
+/*
+ * A connect whose unix address is longer than any (sockaddr_storage's
+ * 128 bytes, no NUL): the kernel's EINVAL, whoever makes the call.
+ */
+static long
+k_long_connect(const char *a)
+{
+	struct sockaddr_storage ss;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	(void)a;
+	if (fd < 0)
+		return -1;
+	memset(&ss, 'a', sizeof(ss));
+	ss.ss_family = AF_UNIX;
+	return connect(fd, (struct sockaddr *)&ss, sizeof(ss));
+}
+
 /* A descriptor through a stream pair of its own: SCM_RIGHTS. */
 static long
 k_pass(const char *a)
@@ -802,6 +820,7 @@ probe_pair(int argc, char **argv)
 		{ "stream", k_stream }, { "dgram-send", k_dgram_send },
 		{ "pass", k_pass }, { "raw", k_raw },
 		{ "raw-sendmsg", k_raw_sendmsg }, { "bind", k_bind },
+		{ "long-connect", k_long_connect },
 	};
 
 	return RUN(ops, argc, argv, 3);
