@@ -197,7 +197,17 @@ confine(const struct child_plan *p, int errfd, enum op *op)
 	switch (p->backend) {
 	case CONFINE_BACKEND_LANDLOCK:
 #ifdef __linux__
-		rc = landlock_apply(p->landlock, p->policy, op);
+		/*
+		 * Without Landlock (a kernel without it, or ABI 1 where it
+		 * would refuse every rename across directories) its namespaces
+		 * and view hold instead (plan.c): no_new_privs all the same.
+		 */
+		if (p->landlock != NULL) {
+			rc = landlock_apply(p->landlock, p->policy, op);
+		} else {
+			*op = OP_NO_NEW_PRIVS;
+			rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -errno;
+		}
 		if (rc == 0) {
 			*op = p->seccomp->listener ? OP_SECCOMP_LISTENER :
 			    OP_SECCOMP;

@@ -299,6 +299,57 @@ tmp_gone(struct job *j)
 	return gone;
 }
 
+/* One more " NAME=VALUE" word of the job's enforcement line. */
+static void
+say(struct job *j, const char *name, const char *value)
+{
+	size_t n = strlen(j->enforced);
+
+	(void)snprintf(j->enforced + n, sizeof(j->enforced) - n, "%s%s=%s",
+	    n > 0 ? " " : "", name, value);
+}
+
+/*
+ * What will be in force, from the plan as the job starts: the backend,
+ * Landlock's ABI, the namespaces, the network, the filter, the view, the
+ * identity and the reads (docs/api.md, confine_job_enforced).
+ */
+static void
+describe(struct job *j, const struct plan *p, const struct job_env *env)
+{
+	const struct ident *id = p->becomes ? &p->become : &env->self;
+	char num[32];
+
+	j->enforced[0] = '\0';
+	say(j, "backend", p->child.backend == CONFINE_BACKEND_LANDLOCK ?
+	    "landlock" : p->child.backend == CONFINE_BACKEND_SEATBELT ?
+	    "seatbelt" : "none");
+#ifdef __linux__
+	if (p->child.backend == CONFINE_BACKEND_LANDLOCK) {
+		bool userns = env->self.uid != 0;
+
+		if (p->child.landlock != NULL)
+			snprintf(num, sizeof(num), "%d", p->child.landlock->abi);
+		say(j, "landlock", p->child.landlock != NULL ? num : "off");
+		say(j, "namespaces", j->init ? (userns ?
+		    "pid,mount,net,ipc,uts,user" : "pid,mount,net,ipc,uts") :
+		    userns ? "mount,user" : "mount");
+		say(j, "sockets", !j->init ? "refused" :
+		    p->child.seccomp->listener ? "supervised" : "refused");
+		say(j, "seccomp", p->child.seccomp == &env->seccomp ? "shared" :
+		    p->child.seccomp->listener ? "own-net" : "own");
+		say(j, "view", j->init ? "ro,nodev,proc,dev" : "ro");
+	}
+#else
+	(void)env;
+#endif
+	snprintf(num, sizeof(num), "%ld", (long)id->uid);
+	say(j, "uid", num);
+	snprintf(num, sizeof(num), "%ld", (long)id->gid);
+	say(j, "gid", num);
+	say(j, "reads", p->policy.read_narrow ? "narrowed" : "everywhere");
+}
+
 int
 job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
@@ -364,6 +415,8 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	}
 #endif
 	j->relayed = !j->direct && p.child.own_session;
+	if (rc == 0)
+		describe(j, &p, env);
 	if (rc != 0) {
 		j->refused_op = p.op;
 		j->refused_err = p.op_err;
@@ -480,6 +533,13 @@ job_tmp(const struct job *j)
 {
 	return j->tmp ? j->tmp : "";
 }
+
+const char *
+job_enforced(const struct job *j)
+{
+	return j->enforced;
+}
+
 
 int
 job_fd(const struct job *j)

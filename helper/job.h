@@ -131,6 +131,8 @@ enum job_phase {
 #define JOB_EV_REFUSED 2u
 #define JOB_EV_SETTLED 4u
 
+#define JOB_ENFORCED_LEN 256
+
 struct job {
 	enum job_phase phase;
 	unsigned events;
@@ -188,6 +190,7 @@ struct job {
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
 	char *tmp;                     /* its private tmp, or NULL */
+	char enforced[JOB_ENFORCED_LEN];  /* what is in force: job_enforced */
 	char *made[3];                 /* trees beneath /tmp the job's view
 	                                  made mount points for in tmp */
 	unsigned char rbuf[SHEP_REC_LEN];
@@ -213,6 +216,11 @@ void job_release(struct job *j);
 const char *job_root(const struct job *j);
 /* Its private temporary directory on the host ("" for none). */
 const char *job_tmp(const struct job *j);
+/*
+ * What is in force for a started job, in words for the host (STARTED;
+ * confine_job_enforced): "backend=landlock landlock=7 namespaces=...".
+ */
+const char *job_enforced(const struct job *j);
 
 /* The shepherd's socket, to poll for input; -1 once released. */
 int job_fd(const struct job *j);

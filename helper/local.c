@@ -85,6 +85,7 @@ local_run(const struct job_env *env, struct local_job *lj)
 	} else {
 		lj->result = j.result;
 		lj->root = strdup(job_root(&j));
+		memcpy(lj->enforced, job_enforced(&j), sizeof(lj->enforced));
 	}
 	job_release(&j);
 	return rc;

@@ -51,6 +51,7 @@ struct local_job {
 	char *root;                  /* its scratch root, once it settled
 	                                ("" for none, NULL without memory):
 	                                the caller frees it */
+	char enforced[JOB_ENFORCED_LEN];  /* what was in force (job.h) */
 	const char *why;             /* with a refusal */
 	enum op op;                  /* and the call that failed, or OP_NONE */
 	int op_err;                  /* its errno */

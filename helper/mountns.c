@@ -184,9 +184,15 @@ attach(int fd, const char *path, bool over_tmp, enum op *op)
 
 /* Where the job's own /dev takes what it names of the host's. */
 struct devnode {
-	const char *path;   /* beneath /dev */
+	const char *path;   /* beneath /dev, or (a named one) elsewhere */
 	int fd;             /* the host's node, cloned: -1 until then */
 };
+
+static bool
+in_dev(const char *path)
+{
+	return strncmp(path, "/dev/", 5) == 0;
+}
 
 static bool
 listed(const struct devnode *d, size_t n, const char *path)
@@ -261,7 +267,8 @@ make_dev(struct devnode *nodes, size_t n, enum op *op)
 		return -errno;
 	*op = OP_MOVE_MOUNT;
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = attach_node(&nodes[i]);
+		if (in_dev(nodes[i].path))
+			rc = attach_node(&nodes[i]);
 	*op = OP_MOUNT_DEV;
 	for (i = 0; rc == 0 && i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
 		if (symlink(dev_links[i].target, dev_links[i].path) != 0)
@@ -306,23 +313,30 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 		rc = clone_tree(&v->tmp, &tmp);
 	for (i = 0; rc == 0 && i < 2; i++)
 		rc = clone_tree(&v->keep[i], &keep[i]);
-	/* The host's nodes the job's /dev takes, before it covers them. */
+	/*
+	 * The host's nodes the job's /dev takes, and the named ones
+	 * elsewhere, before the view covers them or makes them nodev.
+	 */
 	for (k = 0; v->own_dev && k < NODES + v->ndevices; k++) {
 		nodes[nnodes].path = k < NODES ? dev_nodes[k] :
 		    v->devices[k - NODES];
 		nodes[nnodes].fd = -1;
-		if (k >= NODES && (strncmp(nodes[nnodes].path, "/dev/", 5) != 0 ||
-		    listed(nodes, nnodes, nodes[nnodes].path)))
-			continue;  /* elsewhere: seen where it is; or there */
+		if (k >= NODES && listed(nodes, nnodes, nodes[nnodes].path))
+			continue;
 		if (rc == 0)
 			rc = clone_node(&nodes[nnodes]);
 		nnodes++;
 	}
 	if (rc == 0)
 		*op = OP_MOUNT_SETATTR;
+	/*
+	 * With a /dev of its own, no device node of the host's opens
+	 * anywhere else either (nodev): what Landlock's device rights would
+	 * refuse, on a kernel whose Landlock has none.
+	 */
 	if (rc == 0)
 		rc = set_attr(AT_FDCWD, "/", 0, MOUNT_ATTR_RDONLY |
-		    MOUNT_ATTR_NOSUID);
+		    MOUNT_ATTR_NOSUID | (v->own_dev ? MOUNT_ATTR_NODEV : 0));
 	if (rc == 0)
 		rc = set_attr(root, "", AT_EMPTY_PATH, MOUNT_ATTR_NODEV |
 		    MOUNT_ATTR_NOSUID);
@@ -350,6 +364,12 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 	}
 	if (rc == 0 && v->own_dev)
 		rc = make_dev(nodes, nnodes, op);
+	/* A named device elsewhere: its clone over it, where it is. */
+	*op = OP_MOVE_MOUNT;
+	for (k = 0; rc == 0 && k < nnodes; k++)
+		if (!in_dev(nodes[k].path) && syscall(SYS_move_mount, nodes[k].fd,
+		    "", AT_FDCWD, nodes[k].path, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+			rc = -errno;
 	if (rc == 0)
 		*op = OP_NONE;
 	if (root >= 0)

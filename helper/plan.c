@@ -353,6 +353,19 @@ canonical_device(const char *path, char **out)
 	return permitted(*out, W_OK);
 }
 
+#ifdef __linux__
+/*
+ * Whether the job will have namespaces of its own (job.c starts it under
+ * its init exactly then).
+ */
+static bool
+own_namespaces(const struct plan *p, const struct job_env *env)
+{
+	return env->ns && !env->group_proof_only &&
+	    p->child.backend == CONFINE_BACKEND_LANDLOCK;
+}
+#endif
+
 /* Whether the backend can confine here; nothing is made yet. */
 static int
 plan_backend(struct plan *p, const struct confine_spec *s, const struct job_env *env,
@@ -364,26 +377,70 @@ plan_backend(struct plan *p, const struct confine_spec *s, const struct job_env 
 	switch (p->child.backend) {
 	case CONFINE_BACKEND_LANDLOCK:
 #ifdef __linux__
-		if (env->landlock_abi < 0)
-			REFUSE_OP(-ENOTSUP, "Landlock is not available in this "
-			    "kernel", OP_LANDLOCK_ABI, -env->landlock_abi);
-		if (landlock_plan(env->landlock_abi, &p->landlock) != 0)
-			REFUSE(-ENOTSUP, "the kernel's Landlock ABI is too old (6 needed)");
 		if (env->seccomp.count == 0)
 			REFUSE(-ENOTSUP, "the seccomp filter could not be built");
-		p->child.landlock = &p->landlock;
 		p->child.seccomp = &env->seccomp;
+		/*
+		 * In namespaces of its own the job needs of Landlock only what
+		 * they and its view do not give (docs/linux-contract.md, *On
+		 * every kernel*): its PID and network namespaces scope its
+		 * signals and abstract sockets (ABI 6), the network's TCP
+		 * (ABI 4); its /dev of its own and a nodev view its devices
+		 * (ABI 5); the read-only view every write, truncation and
+		 * metadata change outside. Landlock is then the second wall,
+		 * with the rights its ABI has, and needed only to narrow
+		 * reads. Without namespaces, nothing else scopes signals:
+		 * ABI 6 or the job is refused.
+		 */
+		if (!own_namespaces(p, env)) {
+			if (s->flags & CONFINE_REQUIRE_NAMESPACES)
+				REFUSE_OP(-ENOTSUP, "namespaces of its own were "
+				    "required, and none can be made here",
+				    env->ns_op != OP_NONE ? env->ns_op :
+				    OP_CLONE_INIT, env->ns_err < 0 ? -env->ns_err :
+				    ENOTSUP);
+			if (env->landlock_abi < 0)
+				REFUSE_OP(-ENOTSUP, "Landlock is not available in "
+				    "this kernel", OP_LANDLOCK_ABI, -env->landlock_abi);
+			if (landlock_plan(env->landlock_abi, &p->landlock) != 0)
+				REFUSE(-ENOTSUP, "the kernel's Landlock ABI is too "
+				    "old (6 needed without namespaces)");
+			p->child.landlock = &p->landlock;
+			return 0;
+		}
+		if (env->landlock_abi < 0 && spec_narrow(s))
+			REFUSE_OP(-ENOTSUP, "narrowed reads need Landlock, which "
+			    "is not available in this kernel", OP_LANDLOCK_ABI,
+			    -env->landlock_abi);
+		if (env->landlock_abi == 1 && spec_narrow(s))
+			REFUSE(-ENOTSUP, "narrowed reads need Landlock ABI 2: "
+			    "ABI 1 would refuse every rename across directories");
+		if (env->landlock_abi >= 2) {
+			(void)landlock_plan(env->landlock_abi, &p->landlock);
+			p->child.landlock = &p->landlock;
+		}
+		if ((s->flags & CONFINE_REQUIRE_LANDLOCK) && p->child.landlock == NULL)
+			REFUSE(-ENOTSUP, env->landlock_abi < 0 ? "Landlock was "
+			    "required, and this kernel has none" : "Landlock was "
+			    "required, and this kernel's ABI 1 would refuse every "
+			    "rename across directories");
 		return 0;
 #else
 		(void)env;
 		REFUSE(-ENOTSUP, "Landlock exists only on Linux");
 #endif
 	case CONFINE_BACKEND_SEATBELT:
+		if (s->flags & (CONFINE_REQUIRE_NAMESPACES | CONFINE_REQUIRE_LANDLOCK))
+			REFUSE(-ENOTSUP, "namespaces and Landlock are Linux's, "
+			    "not Seatbelt's: a requirement of them cannot be met");
 		if (stat(launcher, &st) != 0 || !S_ISREG(st.st_mode))
 			REFUSE(-ENOTSUP, "the Seatbelt launcher is absent or not a regular file");
 		p->launcher = launcher;
 		return 0;
 	case CONFINE_BACKEND_NONE:
+		if (s->flags & (CONFINE_REQUIRE_NAMESPACES | CONFINE_REQUIRE_LANDLOCK))
+			REFUSE(-ENOTSUP, "backend none confines nothing: a "
+			    "requirement of namespaces or Landlock cannot be met");
 		return 0;
 	case CONFINE_BACKEND_AUTO:
 	default:

@@ -339,7 +339,7 @@ job_after(struct srv *s, struct hjob *h)
 		if (ev & JOB_EV_STARTED)
 			told(c, wire_put_started(&c->out, h->id,
 			    h->j.result.pid, h->j.result.pgid, job_root(&h->j),
-			    job_tmp(&h->j)));
+			    job_tmp(&h->j), job_enforced(&h->j)));
 		/* A refusal is told once the job left nothing behind. */
 		if ((h->j.events & JOB_EV_REFUSED) && h->j.phase == JOB_DONE)
 			reply_refusal(c, h->id, &h->j, -h->j.refused, h->j.why);

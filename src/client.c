@@ -64,6 +64,7 @@ struct confine_job {
 	enum confine_backend backend;
 	char *scratch;                 /* as the helper said, from STARTED */
 	char *tmp;                     /* the same */
+	char *enforced;                /* the same */
 	struct confine_result result;
 	struct tlink link;             /* in c->ids while listed */
 };
@@ -171,6 +172,7 @@ job_delete(struct confine_job *j)
 	refusal_free(j->refused);
 	free(j->scratch);
 	free(j->tmp);
+	free(j->enforced);
 	free(j);
 }
 
@@ -262,7 +264,7 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 	struct confine_job *j = h->id ? listed_job(c, h->id) : NULL;
 	struct confine_result r;
 	struct wire_error e;
-	const char *scratch, *tmp;
+	const char *scratch, *tmp, *enforced;
 	pid_t pid, pgid;
 
 	if (!wire_type_known(h->type) || h->nfds != 0)
@@ -272,15 +274,18 @@ on_frame(struct confine *c, const struct wire_hdr *h, const uint8_t *p)
 		return -EBADMSG;
 	switch (h->type) {
 	case WIRE_STARTED:
-		if (wire_get_started(p, h->len, &pid, &pgid, &scratch, &tmp) != 0)
+		if (wire_get_started(p, h->len, &pid, &pgid, &scratch, &tmp,
+		    &enforced) != 0)
 			return -EBADMSG;
 		if (j != NULL && j->state != J_SENT)
 			return -EPROTO;
 		if (j != NULL) {
 			j->scratch = strdup(scratch);
 			j->tmp = strdup(tmp);
+			j->enforced = strdup(enforced);
 			/* Not a job whose root reads as "": the connection ends. */
-			if (j->scratch == NULL || j->tmp == NULL)
+			if (j->scratch == NULL || j->tmp == NULL ||
+			    j->enforced == NULL)
 				return -ENOMEM;
 			j->state = J_STARTED;
 			j->result.pid = pid;
@@ -978,6 +983,12 @@ const char *
 confine_job_tmp(struct confine_job *j)
 {
 	return job_path(j, &j->tmp);
+}
+
+const char *
+confine_job_enforced(struct confine_job *j)
+{
+	return job_path(j, &j->enforced);
 }
 
 int

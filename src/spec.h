@@ -18,7 +18,8 @@
 #define SPEC_MAX_MS INT64_C(1000000000000) /* ~31 years: no ns overflow */
 #define SPEC_DEFAULT_LAUNCHER "/usr/bin/sandbox-exec"
 #define SPEC_FLAGS (CONFINE_FRESH_SCRATCH | CONFINE_NO_TMP | \
-	CONFINE_SET_TMPDIR | CONFINE_SET_HOME | CONFINE_READ_SYSTEM)
+	CONFINE_SET_TMPDIR | CONFINE_SET_HOME | CONFINE_READ_SYSTEM | \
+	CONFINE_REQUIRE_NAMESPACES | CONFINE_REQUIRE_LANDLOCK)
 
 /* Entries of a NULL-terminated list; NULL has none. */
 size_t spec_count(const char *const *v);

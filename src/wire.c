@@ -192,7 +192,9 @@ spawn_flags(const struct confine_spec *s)
 	    ((s->flags & CONFINE_SET_TMPDIR) ? WIRE_SPAWN_SET_TMPDIR : 0) |
 	    ((s->flags & CONFINE_SET_HOME) ? WIRE_SPAWN_SET_HOME : 0) |
 	    (spec_narrow(s) ? WIRE_SPAWN_READ_NARROW : 0) |
-	    ((s->flags & CONFINE_READ_SYSTEM) ? WIRE_SPAWN_READ_SYSTEM : 0);
+	    ((s->flags & CONFINE_READ_SYSTEM) ? WIRE_SPAWN_READ_SYSTEM : 0) |
+	    ((s->flags & CONFINE_REQUIRE_NAMESPACES) ? WIRE_SPAWN_REQUIRE_NS : 0) |
+	    ((s->flags & CONFINE_REQUIRE_LANDLOCK) ? WIRE_SPAWN_REQUIRE_LL : 0);
 }
 
 unsigned
@@ -239,7 +241,7 @@ wire_put_spawn(struct wire_buf *b, uint32_t id, const struct confine_spec *s)
 
 int
 wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
-    const char *scratch, const char *tmp)
+    const char *scratch, const char *tmp, const char *enforced)
 {
 	size_t at = frame_begin(b, WIRE_STARTED, id, 0);
 
@@ -247,6 +249,7 @@ wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
 	wire_put_u32(b, (uint32_t)pgid);
 	wire_put_str(b, scratch);
 	wire_put_str(b, tmp);
+	wire_put_str(b, enforced);
 	return frame_end(b, at);
 }
 
@@ -466,7 +469,7 @@ wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h, int reply)
 
 int
 wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
-    const char **scratch, const char **tmp)
+    const char **scratch, const char **tmp, const char **enforced)
 {
 	struct wire_rd r = WIRE_RD(p, len);
 
@@ -474,6 +477,7 @@ wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
 	*pgid = (pid_t)wire_get_u32(&r);
 	*scratch = wire_get_str(&r);
 	*tmp = wire_get_str(&r);
+	*enforced = wire_get_str(&r);
 	return wire_get_end(&r);
 }
 
@@ -574,7 +578,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct confine_spec *s,
 	flags = wire_get_u16(&r);
 	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
 	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME |
-	    WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM)) != 0 ||
+	    WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM |
+	    WIRE_SPAWN_REQUIRE_NS | WIRE_SPAWN_REQUIRE_LL)) != 0 ||
 	    ((flags & WIRE_SPAWN_READ_SYSTEM) &&
 	    !(flags & WIRE_SPAWN_READ_NARROW)) ||
 	    wire_get_u32(&r) != 0 ||
@@ -584,7 +589,9 @@ wire_get_spawn(const uint8_t *p, size_t len, struct confine_spec *s,
 	    ((flags & WIRE_SPAWN_NO_TMP) ? CONFINE_NO_TMP : 0) |
 	    ((flags & WIRE_SPAWN_SET_TMPDIR) ? CONFINE_SET_TMPDIR : 0) |
 	    ((flags & WIRE_SPAWN_SET_HOME) ? CONFINE_SET_HOME : 0) |
-	    ((flags & WIRE_SPAWN_READ_SYSTEM) ? CONFINE_READ_SYSTEM : 0);
+	    ((flags & WIRE_SPAWN_READ_SYSTEM) ? CONFINE_READ_SYSTEM : 0) |
+	    ((flags & WIRE_SPAWN_REQUIRE_NS) ? CONFINE_REQUIRE_NAMESPACES : 0) |
+	    ((flags & WIRE_SPAWN_REQUIRE_LL) ? CONFINE_REQUIRE_LANDLOCK : 0);
 	s->deadline_ms = get_i64(&r);
 	s->grace_ms = get_i64(&r);
 	s->limits.cpu_seconds = get_i64(&r);

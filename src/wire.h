@@ -24,7 +24,7 @@
 #define WIRE_MAX_PAYLOAD (1u << 20)
 #define WIRE_MAX_FDS 3
 #define WIRE_MAGIC 0x434e464eu /* "CNFN" */
-#define WIRE_VERSION 4
+#define WIRE_VERSION 5
 
 enum wire_type {
 	WIRE_HELLO = 1,    /* both ways, first */
@@ -46,6 +46,8 @@ enum wire_type {
 #define WIRE_SPAWN_SET_HOME 8u  /* HOME added to the environment */
 #define WIRE_SPAWN_READ_NARROW 16u /* reads only where the policy says */
 #define WIRE_SPAWN_READ_SYSTEM 32u /* and the platform's system trees */
+#define WIRE_SPAWN_REQUIRE_NS 64u  /* refused without namespaces of its own */
+#define WIRE_SPAWN_REQUIRE_LL 128u /* refused without Landlock in force */
 
 struct wire_hdr {
 	uint32_t len;
@@ -155,7 +157,7 @@ wire_mask_nfds(unsigned mask)
 	return (mask & 1) + (mask >> 1 & 1) + (mask >> 2 & 1);
 }
 int wire_put_started(struct wire_buf *b, uint32_t id, pid_t pid, pid_t pgid,
-    const char *scratch, const char *tmp);
+    const char *scratch, const char *tmp, const char *enforced);
 int wire_put_settled(struct wire_buf *b, uint32_t id,
     const struct confine_result *r);
 int wire_put_error(struct wire_buf *b, uint32_t id, int err,
@@ -170,7 +172,7 @@ int wire_get_hello(const uint8_t *p, size_t len, struct wire_hello *h,
     int reply);
 /* scratch and tmp point into p ("" for none). */
 int wire_get_started(const uint8_t *p, size_t len, pid_t *pid, pid_t *pgid,
-    const char **scratch, const char **tmp);
+    const char **scratch, const char **tmp, const char **enforced);
 int wire_get_settled(const uint8_t *p, size_t len, struct confine_result *r);
 int wire_get_error(const uint8_t *p, size_t len, struct wire_error *e);
 

@@ -20,6 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
 #include "src/clock.h"
@@ -169,6 +172,45 @@ network_is_its_own_or_refused(void **state)
 	hu_free(&j);
 	assert_int_equal(tu_accept_now(fd), -1);
 	close(fd);
+	free(scratch);
+}
+
+/*
+ * What was in force, as the helper said at the start: the backend, and on
+ * the path the target is named for its namespaces and Landlock's ABI (the
+ * kernel's own); "" before STARTED never reaches a caller here.
+ */
+static void
+the_job_says_what_was_enforced(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), want[64];
+	const char *e;
+	struct hu_job j;
+
+	hu_init(&j, scratch, "exit", "0", NULL);
+	assert_int_equal(hu_spawn(C(state), &j), 0);
+	e = confine_job_enforced(j.job);
+#ifdef __linux__
+	assert_non_null(strstr(e, "backend=landlock "));
+	/* landlock_create_ruleset(NULL, 0, VERSION): the kernel's ABI. */
+	snprintf(want, sizeof(want), " landlock=%d ", (int)syscall(444, NULL, 0, 1));
+	assert_non_null(strstr(e, want));
+	assert_non_null(strstr(e, tu_path_init() ?
+	    " namespaces=pid,mount,net,ipc,uts" : " namespaces=mount"));
+#else
+	assert_non_null(strstr(e, "backend=seatbelt "));
+#endif
+	snprintf(want, sizeof(want), " uid=%ld ", (long)geteuid());
+	assert_non_null(strstr(e, want));
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+	hu_init(&j, scratch, "exit", "0", NULL);
+	j.spec.backend = CONFINE_BACKEND_NONE;
+	assert_int_equal(hu_run(C(state), &j), 0);
+	assert_string_equal(confine_job_enforced(j.job),
+	    strstr(confine_job_enforced(j.job), "backend=none "));
+	hu_free(&j);
 	free(scratch);
 }
 
@@ -1039,6 +1081,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest per_mode[] = {
 		PER_MODE(completed_writes_inside_and_is_denied_outside),
 		PER_MODE(network_is_its_own_or_refused),
+		PER_MODE(the_job_says_what_was_enforced),
 		PER_MODE(exit_codes_signals_and_exec_errors),
 		PER_MODE(deadline_cancels_and_descendants_are_uncertain),
 		PER_MODE(bad_requests_are_refused_with_a_message),

@@ -173,7 +173,7 @@ a_helpers_message_from_a_host_is_refused(void **state)
 
 	(void)state;
 	send_hello(fd, WIRE_VERSION, WIRE_VERSION);
-	assert_int_equal(wire_put_started(&b, 3, 1, 1, "/x", ""), 0);
+	assert_int_equal(wire_put_started(&b, 3, 1, 1, "/x", "", ""), 0);
 	send_bytes(fd, b.p, b.len);
 	wire_buf_free(&b);
 	expect_error(fd, EPROTO);

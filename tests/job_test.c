@@ -434,6 +434,9 @@ landlock_abi_too_old_is_unsupported(void **state)
 	struct job_env old = jr_env;
 	struct jr j;
 
+	/* Without namespaces: with them, older ABIs are compensated
+	 * (reach_test's older_landlock_abis_are_compensated_in_namespaces). */
+	old.ns = false;
 	old.landlock_abi = 5;
 	jr_init(&j, LL, d->scratch, "write", marker, NULL);
 	jr_run_env(&j, &old);
@@ -447,6 +450,58 @@ landlock_abi_too_old_is_unsupported(void **state)
 	jr_run_env(&j, &old);
 	assert_int_equal(j.rc, -ENOTSUP);
 	assert_false(tu_exists(marker));
+	jr_free(&j);
+	free(marker);
+}
+
+/* A job under env, requiring flag, refused saying why; nothing ran. */
+static void
+refused_for(const struct jr_dirs *d, const struct job_env *env,
+    enum confine_backend b, unsigned flag, const char *why, const char *marker)
+{
+	struct jr j;
+
+	jr_init(&j, b, d->scratch, "write", marker, NULL);
+	j.spec.flags |= flag;
+	jr_run_env(&j, env);
+	assert_int_equal(j.rc, -ENOTSUP);
+	assert_non_null(strstr(j.why, why));
+	assert_false(tu_exists(marker));
+	jr_free(&j);
+}
+
+/*
+ * A minimum the host demands (CONFINE_REQUIRE_*): where the machine
+ * cannot give it the job is refused, saying what, and nothing runs; where
+ * it can, the job runs as ever.
+ */
+static void
+a_requirement_the_machine_cannot_meet_refuses(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *marker = tu_join(d->scratch, "marker");
+	struct job_env env;
+	struct jr j;
+
+	env = jr_env;
+	env.ns = false;
+	refused_for(d, &env, LL, CONFINE_REQUIRE_NAMESPACES,
+	    "namespaces of its own were required", marker);
+	env = jr_env;
+	env.landlock_abi = -EOPNOTSUPP;
+	refused_for(d, &env, LL, CONFINE_REQUIRE_LANDLOCK,
+	    "Landlock was required", marker);
+	refused_for(d, &jr_env, NONE, CONFINE_REQUIRE_LANDLOCK,
+	    "backend none confines nothing", marker);
+
+	/* Here, both are: it runs. */
+	jr_init(&j, LL, d->scratch, "write", marker, NULL);
+	j.spec.flags |= CONFINE_REQUIRE_LANDLOCK |
+	    (jr_env.ns ? CONFINE_REQUIRE_NAMESPACES : 0);
+	jr_run(&j);
+	assert_int_equal(j.rc, 0);
+	assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+	assert_true(tu_exists(marker));
 	jr_free(&j);
 	free(marker);
 }
@@ -813,6 +868,7 @@ main(void)
 		T(cwd_defaults_to_the_scratch_root),
 		T(rusage_and_wall_time_are_reported),
 		T(landlock_abi_too_old_is_unsupported),
+		T(a_requirement_the_machine_cannot_meet_refuses),
 		T(failing_confinement_call_refuses_before_exec),
 		T(deadline_kill_eperm_is_kill_ambiguous),
 		T(proof_kill_eperm_is_kill_ambiguous),

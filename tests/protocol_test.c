@@ -82,20 +82,20 @@ fake(int lfd, enum script sc)
 	case SETTLED_FIRST:
 		break;
 	case STARTED_TWICE:
-		wire_put_started(&b, h.id, 2, 1, "/s", "");
-		wire_put_started(&b, h.id, 2, 1, "/s", "");
+		wire_put_started(&b, h.id, 2, 1, "/s", "", "backend=none");
+		wire_put_started(&b, h.id, 2, 1, "/s", "", "backend=none");
 		break;
 	case ERROR_AFTER_STARTED:
-		wire_put_started(&b, h.id, 2, 1, "/s", "");
+		wire_put_started(&b, h.id, 2, 1, "/s", "", "backend=none");
 		wire_put_error(&b, h.id, EPERM, "too late");
 		break;
 	case STRAY_SHUTDOWN:
 		wire_put_empty(&b, WIRE_SHUTDOWN, 0);
-		wire_put_started(&b, h.id, 2, 1, "/s", "");
+		wire_put_started(&b, h.id, 2, 1, "/s", "", "backend=none");
 		break;
 	case SECOND_HELLO:
 		wire_put_hello(&b, &hi, 1);
-		wire_put_started(&b, h.id, 2, 1, "/s", "");
+		wire_put_started(&b, h.id, 2, 1, "/s", "", "backend=none");
 		break;
 	}
 	wire_put_settled(&b, h.id, &done);

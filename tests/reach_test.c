@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -753,6 +754,111 @@ a_network_of_its_own(void **state)
 	assert_false(tu_exists(tmp));
 }
 
+/* `fixture args...` confined with env: its exit code, or -1 refused. */
+static int
+probe_with(const struct job_env *env, const char *scratch,
+    const char *const *args)
+{
+	struct jr j;
+	size_t n = 1;
+	int rc;
+
+	jr_init(&j, LL, scratch, NULL);
+	while (args[n - 1] != NULL && n < 15) {
+		j.argv[n] = args[n - 1];
+		n++;
+	}
+	j.argv[n] = NULL;
+	jr_run_env(&j, env);
+	rc = j.rc != 0 ? -1 : j.r.reason == CONFINE_REASON_SIGNAL ?
+	    JR_SIG(j.r.signal) : j.r.exit_code;
+	jr_free(&j);
+	return rc;
+}
+
+#define WITH(env, d, ...) probe_with((env), (d)->scratch,                   \
+	(const char *const[]){ __VA_ARGS__, NULL })
+
+/*
+ * Every kernel's Landlock, from none to ABI 5 (the ABI the helper found
+ * stood in for, on this kernel: a ruleset with fewer rights): in
+ * namespaces of its own the job keeps the promise with the layers that
+ * exist (docs/linux-contract.md, *On every kernel*); without them, only
+ * ABI 6 scopes its signals, and the job is refused. Each time: a write
+ * outside (EROFS, the view), a device node outside /dev (EACCES: the
+ * view is nodev), a signal to the host (ESRCH, the PID namespace), the
+ * host's listener (ECONNREFUSED, the network namespace; EPERM where its
+ * init cannot supervise its sockets), and a rename across directories
+ * inside the scratch root (allowed: ABI 1 would refuse it, so it is not
+ * used). Narrowed reads need ABI 2.
+ */
+static void
+older_landlock_abis_are_compensated_in_namespaces(void **state)
+{
+	static const int abis[] = { -EOPNOTSUPP, 1, 2, 3, 4, 5 };
+	struct jr_dirs *d = *state;
+	struct job_env env;
+	char host[24], port[16], *out = tu_join(d->outside, "f");
+	char *node = tu_join(d->outside, "null"), *a = tu_join(d->scratch, "a");
+	char *sub = tu_join(d->scratch, "sub"), *b = tu_join(sub, "b");
+	char *dir = strdup(jr_fixture);
+	const char *fixture_dir[] = { dirname(dir), NULL };
+	struct jr j;
+	size_t i;
+	int fd;
+
+	snprintf(host, sizeof(host), "%ld", (long)getpid());
+	snprintf(port, sizeof(port), "%d", tu_listening_port(&fd));
+	assert_int_equal(mknod(node, S_IFCHR | 0666, makedev(1, 3)), 0);
+	assert_int_equal(chmod(node, 0666), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	/* Each reached unconfined. */
+	assert_int_equal(PROBE(NONE, d->scratch, "write", node), 0);
+	assert_int_equal(PROBE(NONE, d->scratch, "kill", host, "0"), 0);
+	assert_int_equal(PROBE(NONE, d->scratch, "connect", port), 0);
+	assert_true(tu_accept_now(fd) >= 0);
+	for (i = 0; i < NELEM(abis); i++) {
+		env = jr_env;
+		env.landlock_abi = abis[i];
+		if (!jr_env.ns) {
+			assert_int_equal(WITH(&env, d, "write", a), -1);
+			continue;
+		}
+		assert_int_equal(WITH(&env, d, "write", out), EROFS);
+		assert_false(tu_exists(out));
+		assert_int_equal(WITH(&env, d, "write", node), EACCES);
+		assert_int_equal(WITH(&env, d, "kill", host, "0"), ESRCH);
+		assert_int_equal(WITH(&env, d, "connect", port), JR_NET_ERRNO);
+		assert_int_equal(tu_accept_now(fd), -1);
+		jr_put(a, "a");
+		assert_int_equal(WITH(&env, d, "rename", a, b), 0);
+		assert_true(tu_exists(b));
+		assert_int_equal(unlink(b), 0);
+		/* Narrowed reads: Landlock's own, from ABI 2. */
+		jr_init(&j, LL, d->scratch, "exit", "0", NULL);
+		j.spec.flags |= CONFINE_READ_SYSTEM;
+		j.spec.readable = fixture_dir;
+		jr_run_env(&j, &env);
+		if (abis[i] < 2) {
+			assert_int_equal(j.rc, -ENOTSUP);
+			assert_non_null(strstr(j.why, "narrowed reads"));
+		} else {
+			assert_int_equal(j.rc, 0);
+			assert_outcome(&j, CONFINE_COMPLETED, CONFINE_REASON_NONE);
+		}
+		jr_free(&j);
+	}
+	close(fd);
+	assert_int_equal(unlink(node), 0);
+	assert_int_equal(rmdir(sub), 0);
+	free(out);
+	free(node);
+	free(a);
+	free(sub);
+	free(b);
+	free(dir);
+}
+
 /*
  * SysV IPC and POSIX message queues: in namespaces of its own the job's
  * are its own copies, the host's out of its sight (ENOENT) and its own
@@ -1029,6 +1135,7 @@ run_root(void)
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
 		T(a_network_of_its_own),
+		T(older_landlock_abis_are_compensated_in_namespaces),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),

@@ -142,7 +142,7 @@ small_messages_round_trip(void **state)
 	struct wire_buf b = { 0 };
 	struct wire_error e;
 	const uint8_t *p;
-	const char *root, *tmp;
+	const char *root, *tmp, *enforced;
 	pid_t pid, pgid;
 	uint32_t len;
 
@@ -164,13 +164,15 @@ small_messages_round_trip(void **state)
 	wire_buf_free(&b);
 
 	assert_int_equal(wire_put_started(&b, 3, 1000, 999, "/tmp/x/confine.a",
-	    "/tmp/confine-tmp.b"), 0);
+	    "/tmp/confine-tmp.b", "backend=landlock landlock=7"), 0);
 	p = payload(&b, WIRE_STARTED, 3, &len);
-	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp), 0);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp,
+	    &enforced), 0);
 	assert_int_equal(pid, 1000);
 	assert_int_equal(pgid, 999);
 	assert_string_equal(root, "/tmp/x/confine.a");
 	assert_string_equal(tmp, "/tmp/confine-tmp.b");
+	assert_string_equal(enforced, "backend=landlock landlock=7");
 	wire_buf_free(&b);
 
 	assert_int_equal(wire_put_error(&b, 4, ENOTSUP, "too old"), 0);
@@ -323,22 +325,25 @@ spawn_bytes(void **state)
 static void
 started_bytes(void **state)
 {
-	static const uint8_t want[] = { HDR(22, 3, 0, 3), U32(1000), U32(999),
-		U32(3), '/', 'r', 0, U32(3), '/', 't', 0 };
+	static const uint8_t want[] = { HDR(33, 3, 0, 3), U32(1000), U32(999),
+		U32(3), '/', 'r', 0, U32(3), '/', 't', 0, U32(7), 'u', 'i', 'd',
+		'=', '0', ' ', 0 };
 	struct wire_buf b = { 0 };
 	const uint8_t *p;
-	const char *root, *tmp;
+	const char *root, *tmp, *enforced;
 	pid_t pid, pgid;
 	uint32_t len;
 
 	(void)state;
-	p = golden(&b, wire_put_started(&b, 3, 1000, 999, "/r", "/t"), want,
-	    sizeof(want), &len);
-	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp), 0);
+	p = golden(&b, wire_put_started(&b, 3, 1000, 999, "/r", "/t", "uid=0 "),
+	    want, sizeof(want), &len);
+	assert_int_equal(wire_get_started(p, len, &pid, &pgid, &root, &tmp,
+	    &enforced), 0);
 	assert_int_equal(pid, 1000);
 	assert_int_equal(pgid, 999);
 	assert_string_equal(root, "/r");
 	assert_string_equal(tmp, "/t");
+	assert_string_equal(enforced, "uid=0 ");
 	wire_buf_free(&b);
 }
 
@@ -513,7 +518,7 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 	struct confine_spec s;
 	unsigned mask;
 	void *arena;
-	const char *root, *tmp;
+	const char *root, *tmp, *enforced;
 	pid_t a, b;
 	size_t n;
 
@@ -527,8 +532,8 @@ fill_0xff_is_refused_by_every_decoder(void **state)
 		assert_int_equal(wire_get_error(buf, n, &e), -EBADMSG);
 	}
 	for (n = 0; n <= sizeof(buf); n += 7)
-		assert_int_equal(wire_get_started(buf, n, &a, &b, &root, &tmp),
-		    -EBADMSG);
+		assert_int_equal(wire_get_started(buf, n, &a, &b, &root, &tmp,
+		    &enforced), -EBADMSG);
 }
 
 /* A spawn payload by hand: fixed part, then the strings as given. */
@@ -657,11 +662,17 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[1] = 0;
-	p[3] = 64; /* no such spawn flag */
+	p[2] = 1; /* no such spawn flag (256) */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
+	p[2] = 0;
 	p[3] = 6;  /* no tmp, TMPDIR: both known */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
 	assert_int_equal(s.flags, CONFINE_NO_TMP | CONFINE_SET_TMPDIR);
+	free(arena);
+	p[3] = 64 | 128; /* the two requirements: known */
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
+	assert_int_equal(s.flags,
+	    CONFINE_REQUIRE_NAMESPACES | CONFINE_REQUIRE_LANDLOCK);
 	free(arena);
 	p[3] = 0;
 

@@ -327,6 +327,10 @@ cli_summary(char *buf, size_t len, const struct confine_result *r,
 		return;
 	n += m;
 	reads_summary(buf + n, len - (size_t)n, ctx->reads);
+	n = (int)strlen(buf);
+	if (ctx->enforced != NULL && *ctx->enforced != '\0' && (size_t)n < len)
+		(void)snprintf(buf + n, len - (size_t)n, "; enforced: %s",
+		    ctx->enforced);
 }
 
 void
@@ -392,8 +396,45 @@ cli_json_refused(FILE *f, const char *message, int err, const char *layer,
 	return fflush(f) != 0 || ferror(f) ? -EIO : 0;
 }
 
+/*
+ * The enforcement line's NAME=VALUE words as a JSON object: ,"enforced":
+ * {"backend":"landlock",...}; nothing for an empty line.
+ */
+static void
+json_enforced(FILE *f, const char *line)
+{
+	const char *w = line, *eq, *end;
+	char name[64], value[128];
+	const char *sep = "";
+
+	if (line == NULL || *line == '\0')
+		return;
+	fputs(",\"enforced\":{", f);
+	while (*w != '\0') {
+		end = strchr(w, ' ');
+		if (end == NULL)
+			end = w + strlen(w);
+		eq = memchr(w, '=', (size_t)(end - w));
+		if (eq != NULL && (size_t)(eq - w) < sizeof(name) &&
+		    (size_t)(end - eq - 1) < sizeof(value)) {
+			memcpy(name, w, (size_t)(eq - w));
+			name[eq - w] = '\0';
+			memcpy(value, eq + 1, (size_t)(end - eq - 1));
+			value[end - eq - 1] = '\0';
+			fputs(sep, f);
+			cli_json_string(f, name);
+			fputc(':', f);
+			cli_json_string(f, value);
+			sep = ",";
+		}
+		w = *end == ' ' ? end + 1 : end;
+	}
+	fputc('}', f);
+}
+
 int
-cli_json(FILE *f, const struct confine_result *r, const struct cli_reads *reads)
+cli_json(FILE *f, const struct confine_result *r, const struct cli_reads *reads,
+    const char *enforced)
 {
 	const char *sep = "";
 	size_t i;
@@ -419,6 +460,7 @@ cli_json(FILE *f, const struct confine_result *r, const struct cli_reads *reads)
 	    r->scratch_kept ? "true" : "false", r->tmp_kept ? "true" : "false");
 	fprintf(f, ",\"wall_ms\":%s,\"user_ms\":%s,\"sys_ms\":%s,"
 	    "\"max_rss_kib\":%" PRId64, wall, user, sys, r->max_rss_kib);
+	json_enforced(f, enforced);
 	if (!narrowed(reads)) {
 		fputs(",\"reads\":\"everywhere\"}\n", f);
 		return fflush(f) != 0 || ferror(f) ? -EIO : 0;

@@ -67,12 +67,13 @@ struct cli_context {
 	const char *deadline;  /* as given on the command line, or NULL */
 	int signal;            /* what made confine-run cancel the job, or 0 */
 	const struct cli_reads *reads;  /* what it could read; NULL: all */
+	const char *enforced;  /* what was in force (confine_job_enforced) */
 };
 
 /*
  * How the job settled, in words, without a newline: "failed: exit code 3".
- * verbose adds the job's ids, backend, times, peak memory and what it
- * could read.
+ * verbose adds the job's ids, backend, times, peak memory, what it
+ * could read and what was in force.
  */
 void cli_summary(char *buf, size_t len, const struct confine_result *r,
     const struct cli_context *ctx, int verbose);
@@ -97,6 +98,6 @@ int cli_json_refused(FILE *f, const char *message, int err, const char *layer,
  * not apply is null. Returns 0, or -EIO.
  */
 int cli_json(FILE *f, const struct confine_result *r,
-    const struct cli_reads *reads);
+    const struct cli_reads *reads, const char *enforced);
 
 #endif

@@ -59,6 +59,8 @@ static const char usage_text[] =
     "      --address-space SIZE  --file-size SIZE  --open-files N\n"
     "      --processes N     bound those too (SIZE: 4096, 512K, 64M, 2G)\n"
     "      --backend NAME    auto, landlock, seatbelt or none (default: auto)\n"
+    "      --require WHAT    refuse the job unless WHAT is in force:\n"
+    "                        namespaces, landlock (repeatable)\n"
     "      --helper PATH     run the job through this confine-helper\n"
     "                        (default: confine-run is the job's helper)\n"
     "      --connect SOCKET  use the confine-helper listening on SOCKET\n"
@@ -92,6 +94,7 @@ enum {
 	OPT_NPROC,
 	OPT_READ,
 	OPT_READ_SYSTEM,
+	OPT_REQUIRE,
 };
 
 /* '+': the first operand is the program; its options are its own. */
@@ -123,6 +126,7 @@ static const struct option longopts[] = {
 	{ "no-tmp", no_argument, NULL, OPT_NO_TMP },
 	{ "read", required_argument, NULL, OPT_READ },
 	{ "read-system", no_argument, NULL, OPT_READ_SYSTEM },
+	{ "require", required_argument, NULL, OPT_REQUIRE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -279,6 +283,17 @@ backend(const char *name)
 	die("unknown backend %s (auto, landlock, seatbelt or none)", name);
 }
 
+/* --require's word: its spec flag. */
+static unsigned
+requirement(const char *name)
+{
+	if (strcmp(name, "namespaces") == 0)
+		return CONFINE_REQUIRE_NAMESPACES;
+	if (strcmp(name, "landlock") == 0)
+		return CONFINE_REQUIRE_LANDLOCK;
+	die("unknown requirement %s (namespaces or landlock)", name);
+}
+
 /* path made absolute against the working directory, allocated. */
 static char *
 absolute(const char *path)
@@ -402,6 +417,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_READ_SYSTEM:
 			o->flags |= CONFINE_READ_SYSTEM;
+			break;
+		case OPT_REQUIRE:
+			o->flags |= requirement(optarg);
 			break;
 		case OPT_BACKEND:
 			o->backend = backend(optarg);
@@ -650,7 +668,7 @@ open_result(const char *path)
  */
 static int
 run_here(const struct confine_spec *spec, struct confine_result *r,
-    char **root, int *signal)
+    char **root, char **enforced, int *signal)
 {
 	struct local_job lj;
 	struct local l;
@@ -680,13 +698,14 @@ run_here(const struct confine_spec *spec, struct confine_result *r,
 	}
 	*r = lj.result;
 	*root = lj.root != NULL ? lj.root : xstrdup("");
+	*enforced = xstrdup(lj.enforced);
 	return 0;
 }
 
 /* The job run by a helper: the one given (--helper) or a running one. */
 static int
 run_helper(const struct opts *o, const struct confine_spec *spec,
-    struct confine_result *r, char **root, int *signal)
+    struct confine_result *r, char **root, char **enforced, int *signal)
 {
 	struct confine_options co;
 	struct confine_job *job;
@@ -714,6 +733,7 @@ run_helper(const struct opts *o, const struct confine_spec *spec,
 	}
 	/* A fresh root is the job's cwd unless it was given one. */
 	*root = xstrdup(confine_job_scratch(job));
+	*enforced = xstrdup(confine_job_enforced(job));
 	settle(c, job, r, signal);
 	confine_job_free(job);
 	confine_close(c);
@@ -727,7 +747,7 @@ main(int argc, char **argv)
 	struct confine_spec spec;
 	struct cli_context ctx;
 	struct opts o;
-	char line[512], *root = NULL;
+	char line[1024], *root = NULL, *enforced = NULL;
 	FILE *result;
 	int status, rc;
 
@@ -756,8 +776,8 @@ main(int argc, char **argv)
 
 	memset(&ctx, 0, sizeof(ctx));
 	rc = o.helper || o.socket ?
-	    run_helper(&o, &spec, &r, &root, &ctx.signal) :
-	    run_here(&spec, &r, &root, &ctx.signal);
+	    run_helper(&o, &spec, &r, &root, &enforced, &ctx.signal) :
+	    run_here(&spec, &r, &root, &enforced, &ctx.signal);
 	if (rc != 0) {
 		opts_free(&o);
 		return rc;
@@ -770,6 +790,7 @@ main(int argc, char **argv)
 	ctx.cwd = o.cwd ? o.cwd : root;
 	ctx.deadline = o.deadline;
 	ctx.reads = &o.read;
+	ctx.enforced = enforced;
 
 	status = cli_exit_status(&r);
 	if (o.verbose || r.outcome != CONFINE_COMPLETED) {
@@ -778,7 +799,7 @@ main(int argc, char **argv)
 	}
 	if (result != NULL) {
 		errno = 0;
-		rc = cli_json(result, &r, &o.read);
+		rc = cli_json(result, &r, &o.read, enforced);
 		if (result != stdout && fclose(result) != 0)
 			rc = -EIO;
 		if (rc != 0) {
@@ -789,6 +810,7 @@ main(int argc, char **argv)
 		}
 	}
 	free(root);
+	free(enforced);
 	opts_free(&o);
 	return status;
 }

@@ -311,6 +311,17 @@ struct confine_spec {
  */
 #define CONFINE_READ_SYSTEM 16u
 
+/*
+ * A minimum the host demands: the job is refused (-ENOTSUP, with the
+ * reason), never run weaker, where the helper cannot give it.
+ * CONFINE_REQUIRE_NAMESPACES: namespaces of its own (PID, mount, network,
+ * IPC, UTS), under its init. CONFINE_REQUIRE_LANDLOCK: Landlock in force,
+ * at whatever ABI the kernel has (on Linux; elsewhere refused).
+ * confine_job_enforced() says what was in force.
+ */
+#define CONFINE_REQUIRE_NAMESPACES 32u
+#define CONFINE_REQUIRE_LANDLOCK 64u
+
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
 void confine_spec_init_sized(struct confine_spec *spec, size_t spec_size);
 #define confine_spec_init(spec) \
@@ -392,6 +403,15 @@ const char *confine_job_scratch(struct confine_job *job);
  * for none or a job lost before the helper said. As confine_job_scratch.
  */
 const char *confine_job_tmp(struct confine_job *job);
+
+/*
+ * What was in force for the job, as the helper said when it started: a
+ * line of space-separated NAME=VALUE words (docs/api.md lists them), e.g.
+ * "backend=landlock landlock=7 namespaces=pid,mount,net,ipc,uts
+ * sockets=supervised seccomp=own view=ro,nodev uid=1000 gid=1000"; "" for
+ * a job lost before the helper said. As confine_job_scratch.
+ */
+const char *confine_job_enforced(struct confine_job *job);
 
 /*
  * Releases a handle; a job not yet settled is cancelled first. NULL does

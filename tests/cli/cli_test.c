@@ -65,7 +65,7 @@ captured(void (*fn)(FILE *, const void *), const void *arg)
 static void
 write_json(FILE *f, const void *r)
 {
-	assert_int_equal(cli_json(f, r, NULL), 0);
+	assert_int_equal(cli_json(f, r, NULL, NULL), 0);
 }
 
 static void
@@ -415,7 +415,7 @@ static const struct cli_reads narrowed_reads = { 1, 1, read_trees };
 static void
 write_json_narrowed(FILE *f, const void *r)
 {
-	assert_int_equal(cli_json(f, r, &narrowed_reads), 0);
+	assert_int_equal(cli_json(f, r, &narrowed_reads, NULL), 0);
 }
 
 /* The read policy that ran, last: the system trees, then each, escaped. */
@@ -511,7 +511,7 @@ json_reports_a_failed_write(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	assert_int_equal(cli_json(f, &r, NULL), -EIO);
+	assert_int_equal(cli_json(f, &r, NULL, NULL), -EIO);
 	fclose(f);
 }
 

@@ -282,7 +282,7 @@ case_result_file_holds_every_field_in_order() {
 	expect_status 0
 	keys=$(python3 -c 'import json, sys
 print(" ".join(json.load(open(sys.argv[1]))))' "$T/r.json") || fail "not JSON"
-	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept tmp_kept wall_ms user_ms sys_ms max_rss_kib reads" ] ||
+	[ "$keys" = "outcome reason exit_code signal errno step pid pgid backend proof scratch_kept tmp_kept wall_ms user_ms sys_ms max_rss_kib enforced reads" ] ||
 		fail "keys: $keys"
 	[ "$(wc -l <"$T/r.json")" -eq 1 ] || fail "not one line"
 	expect_json "$T/r.json" outcome completed
@@ -322,6 +322,55 @@ case_result_dash_is_stdout_after_the_jobs_output() {
 	# namespace of its own the two differ).
 	head -n 1 "$T/out" | grep -Eqx '[0-9]+' || fail "the job's line is not first"
 	[ "$(json "$T/out" pid)" -gt 1 ] || fail "no pid in the result"
+}
+
+# What was in force, in the result: backend, Landlock's ABI, namespaces,
+# sockets, filter, view, identity. Here, with namespaces: the machine's
+# own Landlock ABI, read from the kernel.
+case_result_says_what_was_enforced() {
+	cr -s "$S" --result "$T/r.json" -- "$FIX" exit 0
+	expect_status 0
+	abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))')
+	python3 - "$T/r.json" "$abi" "$(id -u)" <<'PY' || fail "enforced: $(cat "$T/r.json")"
+import json, sys
+e = json.loads(open(sys.argv[1]).read())["enforced"]
+assert e["backend"] == "landlock", e
+assert e["landlock"] == sys.argv[2], e
+assert e["namespaces"].startswith("pid,mount,net,ipc,uts"), e
+assert e["seccomp"] in ("own", "own-net"), e
+assert e["view"] == "ro,nodev,proc,dev", e
+assert e["uid"] == sys.argv[3], e
+assert e["reads"] == "everywhere", e
+PY
+	cr -s "$S" -v -- "$FIX" exit 0
+	expect_err "; enforced: backend=landlock landlock=$abi namespaces=pid,"
+	cr --backend none --result "$T/r.json" -- "$FIX" exit 0
+	expect_json "$T/r.json" backend none
+	python3 -c 'import json,sys; e = json.load(open(sys.argv[1]))["enforced"]
+assert e["backend"] == "none" and "landlock" not in e, e' "$T/r.json" ||
+		fail "enforced without a backend: $(cat "$T/r.json")"
+}
+
+# A minimum demanded: met here; refused, saying why, where it cannot be.
+case_a_requirement_is_met_or_the_job_refused() {
+	cr -s "$S" --require namespaces --require landlock -- "$FIX" exit 0
+	expect_status 0
+	cr --backend none --require landlock -- "$FIX" exit 0
+	expect_status 125
+	expect_err "^confine-run: refused: backend none confines nothing"
+	cr -s "$S" --require nothing -- "$FIX" exit 0
+	expect_status 125
+	expect_err "unknown requirement nothing"
+	# In a stand-in of a default Docker container: no namespace at all.
+	"$CONTAINER" -- "$RUN" -s "$S" --require namespaces --result "$T/r.json" \
+	    -- "$FIX" write "$S/ran" </dev/null >"$T/out" 2>"$T/err"
+	st=$?
+	expect_status 125
+	expect_err "^confine-run: refused: namespaces of its own were required"
+	[ ! -e "$S/ran" ] || fail "the job ran"
+	python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["refused"]
+assert r["layer"] == "pid namespace", r' "$T/r.json" ||
+		fail "the refusal: $(cat "$T/r.json")"
 }
 
 # When nothing runs, FILE holds why, as one line shaped like no
@@ -403,7 +452,7 @@ case_read_narrows_what_the_job_reads() {
 	cr -s "$S" -v --read-system --read "$FIXDIR" --read "$T/src" \
 	    --result "$T/r.json" -- "$FIX" read "$T/src/f"
 	expect_status 0
-	expect_err "; reads its own trees, system, $FIXDIR, $T/src\$"
+	expect_err "; reads its own trees, system, $FIXDIR, $T/src; enforced: .* reads=narrowed\$"
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["reads"]
 sys.exit(r != ["system", sys.argv[2], sys.argv[3]])' "$T/r.json" "$FIXDIR" "$T/src" ||
@@ -423,7 +472,7 @@ case_verbose_says_how_a_completed_job_settled() {
 		cr -s "$S" "$v" -- "$FIX" exit 0
 		expect_status 0
 		expect_err_lines 1
-		expect_err "^confine-run: completed; pid [0-9]+, pgid [0-9]+, landlock, wall [0-9.]+ ms, user [0-9.]+ ms, sys [0-9.]+ ms, max rss [0-9]+ KiB; reads everywhere\$"
+		expect_err "^confine-run: completed; pid [0-9]+, pgid [0-9]+, landlock, wall [0-9.]+ ms, user [0-9.]+ ms, sys [0-9.]+ ms, max rss [0-9]+ KiB; reads everywhere; enforced: backend=landlock .* reads=everywhere\$"
 	done
 	cr -s "$S" -v -- "$FIX" exit 4
 	expect_err_lines 1

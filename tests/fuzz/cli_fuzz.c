@@ -218,13 +218,16 @@ settlement(const uint8_t *p, size_t n)
 	/* A canary past the room given: the summary must stop short of it. */
 	memset(buf, 0x5a, sizeof(buf));
 	ctx.reads = (room & 2) ? &reads : NULL;
+	/* Words as a helper says them, one with a quote and no value. */
+	ctx.enforced = (room & 4) ? "backend=landlock landlock=7 odd=\"q\" bare" :
+	    NULL;
 	cli_summary(buf, room, &r, &ctx, (int)(room & 1));
 	CHECK(memchr(buf, '\0', room) != NULL);
 	if (room < sizeof(buf))
 		CHECK((unsigned char)buf[room] == 0x5a);
 	f = open_memstream(&out, &len);
 	CHECK(f != NULL);
-	CHECK(cli_json(f, &r, (room & 2) ? &reads : NULL) == 0);
+	CHECK(cli_json(f, &r, (room & 2) ? &reads : NULL, ctx.enforced) == 0);
 	CHECK(fclose(f) == 0);
 	CHECK(len > 2 && out[0] == '{' && out[len - 2] == '}' &&
 	    out[len - 1] == '\n' && memchr(out, '\n', len - 1) == NULL);

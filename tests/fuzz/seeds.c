@@ -73,7 +73,7 @@ main(int argc, char **argv)
 	save_payload("spawn", 3, &b);
 	wire_buf_free(&b);
 	wire_put_started(&b, 9, 100, 99, "/tmp/scratch/confine.abc",
-	    "/tmp/confine-tmp.abc");
+	    "/tmp/confine-tmp.abc", "backend=landlock landlock=7 uid=0 gid=0");
 	save_payload("started", 4, &b);
 	wire_buf_free(&b);
 	memset(&r, 0, sizeof(r));
@@ -93,7 +93,7 @@ main(int argc, char **argv)
 	s.stdin_fd = s.stderr_fd = -1;
 	wire_put_spawn(&all, 1, &s);
 	wire_put_empty(&all, WIRE_CANCEL, 1);
-	wire_put_started(&all, 1, 100, 99, "", "");
+	wire_put_started(&all, 1, 100, 99, "", "", "");
 	wire_put_settled(&all, 1, &r);
 	wire_put_error(&all, 2, 22, "bad");
 	wire_put_empty(&all, WIRE_SHUTDOWN, 0);

@@ -49,7 +49,7 @@ decode(int kind, const uint8_t *p, size_t n)
 	struct confine_result r;
 	struct wire_hello hi;
 	struct wire_error e;
-	const char *root, *tmp;
+	const char *root, *tmp, *enforced;
 	pid_t a, b;
 
 	switch (kind) {
@@ -61,7 +61,7 @@ decode(int kind, const uint8_t *p, size_t n)
 		spawn(p, n);
 		break;
 	case 4:
-		(void)wire_get_started(p, n, &a, &b, &root, &tmp);
+		(void)wire_get_started(p, n, &a, &b, &root, &tmp, &enforced);
 		break;
 	case 5:
 		(void)wire_get_settled(p, n, &r);
