@@ -5,16 +5,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "helper/mountns.h"
 #include "helper/ns.h"
 #include "helper/op.h"
+#include "src/mountinfo.h"
 
 /*
  * A mount namespace of the caller's own, where it has no other (no init
@@ -76,6 +79,79 @@ set_attr(int fd, const char *path, unsigned flags, uint64_t set)
 
 	return syscall(SYS_mount_setattr, fd, path, flags | AT_RECURSIVE, &a,
 	    sizeof(a)) == 0 ? 0 : -errno;
+}
+
+/*
+ * The same with the classic mount API, for a kernel without
+ * mount_setattr (before 5.12): each mount at or beneath path (as
+ * /proc/self/mountinfo lists them) remounted by itself, keeping the flags
+ * it has (a user namespace may not clear those it was given locked) and
+ * adding set; made private first. A mount the caller cannot reach (a
+ * directory of another user's above it: EACCES, or gone: ENOENT) is left:
+ * the job, as that caller or less, cannot reach it either. bubblewrap
+ * makes its read-only binds the same way.
+ */
+static unsigned long
+kept_flags(const char *path, int *err)
+{
+	static const struct {
+		unsigned long st, ms;
+	} map[] = {
+		{ ST_RDONLY, MS_RDONLY }, { ST_NOSUID, MS_NOSUID },
+		{ ST_NODEV, MS_NODEV }, { ST_NOEXEC, MS_NOEXEC },
+		{ ST_NOATIME, MS_NOATIME }, { ST_NODIRATIME, MS_NODIRATIME },
+		{ ST_RELATIME, MS_RELATIME },
+	};
+	struct statvfs v;
+	unsigned long ms = 0;
+	size_t i;
+
+	*err = statvfs(path, &v) == 0 ? 0 : -errno;
+	for (i = 0; *err == 0 && i < sizeof(map) / sizeof(map[0]); i++)
+		if (v.f_flag & map[i].st)
+			ms |= map[i].ms;
+	return ms;
+}
+
+static int
+legacy_set_attr(const char *path, unsigned long set)
+{
+	char *line = NULL, *p, *f = NULL;
+	size_t cap = 0;
+	unsigned long flags;
+	FILE *mi;
+	int i, rc = 0, err;
+
+	if (mount("none", path, "none", MS_REC | MS_PRIVATE, NULL) != 0)
+		return -errno;
+	mi = fopen("/proc/self/mountinfo", "re");
+	if (mi == NULL)
+		return -errno;
+	while (rc == 0 && getline(&line, &cap, mi) > 0) {
+		/* id parent major:minor root MOUNT-POINT ... */
+		p = line;
+		for (i = 0; i < 5 && (f = strsep(&p, " ")) != NULL; i++)
+			;
+		if (i < 5 || p == NULL) {
+			rc = -EIO;  /* never a mount left as it was */
+			break;
+		}
+		mountinfo_unescape(f);
+		if (mountinfo_covers(path, f) == 0)
+			continue;
+		flags = kept_flags(f, &err);
+		if (err == -EACCES || err == -ENOENT)
+			continue;
+		if (err == 0 && mount("none", f, "none", MS_REMOUNT | MS_BIND |
+		    flags | set, NULL) != 0)
+			err = errno == EACCES || errno == ENOENT ? 0 : -errno;
+		rc = err;
+	}
+	if (rc == 0 && ferror(mi))
+		rc = -EIO;
+	free(line);
+	fclose(mi);
+	return rc;
 }
 
 static bool
@@ -167,6 +243,14 @@ mountns_unmake(int tmp, const char *path)
 	while (nd > 1)
 		close(dir[--nd]);
 	return rc;
+}
+
+/* A tree just attached at path, by the classic API: its flags, set. */
+static int
+legacy_attr(enum op *op, const char *path, unsigned long set)
+{
+	*op = OP_MOUNT_SETATTR;
+	return legacy_set_attr(path, set);
 }
 
 static int
@@ -291,13 +375,18 @@ make_dev(struct devnode *nodes, size_t n, enum op *op)
 	    MS_NOEXEC, NULL) != 0)
 		return -errno;
 	*op = OP_MOUNT_SETATTR;
-	return set_attr_one(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0);
+	rc = set_attr_one(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0);
+	if (rc == -ENOSYS && mount("none", "/dev", "none", MS_REMOUNT | MS_BIND |
+	    MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) != 0)
+		return -errno;
+	return rc == -ENOSYS ? 0 : rc;
 }
 
 int
 mountns_apply(const struct mountns_view *v, enum op *failed)
 {
 	int root = -1, tmp = -1, keep[2] = { -1, -1 }, rc, i;
+	bool legacy = false;
 	struct devnode nodes[NODES + MOUNTNS_MAX_DEVICES];
 	size_t k, nnodes = 0;
 	enum op op_, *op = failed != NULL ? failed : &op_;
@@ -337,24 +426,39 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 	if (rc == 0)
 		rc = set_attr(AT_FDCWD, "/", 0, MOUNT_ATTR_RDONLY |
 		    MOUNT_ATTR_NOSUID | (v->own_dev ? MOUNT_ATTR_NODEV : 0));
-	if (rc == 0)
+	/* Before 5.12: the classic API, mount by mount, each once attached. */
+	if (rc == -ENOSYS) {
+		legacy = true;
+		rc = legacy_set_attr("/", MS_RDONLY | MS_NOSUID |
+		    (v->own_dev ? MS_NODEV : 0));
+	}
+	if (rc == 0 && !legacy)
 		rc = set_attr(root, "", AT_EMPTY_PATH, MOUNT_ATTR_NODEV |
 		    MOUNT_ATTR_NOSUID);
-	if (rc == 0 && tmp >= 0)
+	if (rc == 0 && tmp >= 0 && !legacy)
 		rc = set_attr(tmp, "", AT_EMPTY_PATH, MOUNT_ATTR_NODEV |
 		    MOUNT_ATTR_NOSUID);
-	for (i = 0; rc == 0 && i < 2; i++)
+	for (i = 0; rc == 0 && i < 2 && !legacy; i++)
 		if (keep[i] >= 0)
 			rc = set_attr(keep[i], "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
 			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID);
 	/* /tmp first: the kept trees, then the root, may lie beneath it. */
 	if (rc == 0 && tmp >= 0 && v->over_tmp)
 		rc = attach(tmp, "/tmp", false, op);
-	for (i = 0; rc == 0 && i < 2; i++)
-		if (keep[i] >= 0)
-			rc = attach(keep[i], v->keep[i].path, v->over_tmp, op);
+	if (rc == 0 && tmp >= 0 && v->over_tmp && legacy)
+		rc = legacy_attr(op, "/tmp", MS_NODEV | MS_NOSUID);
+	for (i = 0; rc == 0 && i < 2; i++) {
+		if (keep[i] < 0)
+			continue;
+		rc = attach(keep[i], v->keep[i].path, v->over_tmp, op);
+		if (rc == 0 && legacy)
+			rc = legacy_attr(op, v->keep[i].path, MS_RDONLY |
+			    MS_NODEV | MS_NOSUID);
+	}
 	if (rc == 0)
 		rc = attach(root, v->root.path, v->over_tmp, op);
+	if (rc == 0 && legacy)
+		rc = legacy_attr(op, v->root.path, MS_NODEV | MS_NOSUID);
 	/* The PID namespace's own processes, read-only as the rest. */
 	if (rc == 0 && v->own_proc) {
 		*op = OP_MOUNT_PROC;

@@ -537,6 +537,28 @@ report_forked(struct shep *s)
 
 #ifdef __linux__
 /*
+ * The one child of this thread, in the host's /proc: where a pidfd's
+ * fdinfo is closed to us (Linux before 5.14 lets only a dumpable process
+ * read its own, and one that took a user namespace is not). -1 unless
+ * exactly one is listed; the job is the only child the init has made.
+ */
+static pid_t
+host_child(const struct shep *s)
+{
+	char buf[64], *end;
+	long v;
+
+	if (fd_read_small(s->host_proc, "thread-self/children", buf,
+	    sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno != 0 || end == buf || v <= 0 || strspn(end, " \n") != strlen(end))
+		return -1;
+	return (pid_t)v;
+}
+
+/*
  * The job's pid as the helper sees it, from the host's /proc (read before
  * the job's view covered ours): the Pid of a pidfd's fdinfo is in the pid
  * namespace of the /proc it is read through. -1 when it cannot be read.
@@ -547,20 +569,19 @@ host_pid(const struct shep *s, pid_t pid)
 	char path[64], buf[512], *p;
 	ssize_t n;
 	long v = -1;
-	int pidfd, fd;
+	int pidfd, err;
 
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		return -1;
 	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = openat(s->host_proc, path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
+	n = fd_read_small(s->host_proc, path, buf, sizeof(buf));
+	err = n < 0 ? errno : 0;
 	close(pidfd);
-	if (n <= 0)
+	if (err == EACCES)
+		return host_child(s);
+	if (n < 0)
 		return -1;
-	buf[n] = '\0';
 	if ((p = strstr(buf, "\nPid:")) != NULL)
 		v = strtol(p + 6, NULL, 10);
 	return v > 0 ? (pid_t)v : -1;

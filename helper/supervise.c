@@ -21,6 +21,7 @@
 
 #include "helper/supervise.h"
 #include "src/clock.h"
+#include "src/fd.h"
 
 /* call()'s, beside 0, -errno and a count of bytes: */
 #define PENDING (-100001)   /* answered later */
@@ -175,18 +176,10 @@ static long
 status_field(pid_t tid, const char *name, int base)
 {
 	char path[64], buf[2048], *p;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strstr(buf, name)) == NULL)
+	if (fd_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0 ||
+	    (p = strstr(buf, name)) == NULL)
 		return -1;
 	return strtol(p + strlen(name), NULL, base);
 }

@@ -241,6 +241,27 @@ fd_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
+ssize_t
+fd_read_small(int dir, const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd, err;
+
+	if (size == 0 || (fd = openat(dir, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? errno : EIO;
+	close(fd);
+	if (n <= 0) {
+		errno = err;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 int
 fd_write_full(int fd, const void *buf, size_t len)
 {

@@ -27,6 +27,12 @@ void fd_close_except(const int *keep, size_t n);
 /* Whole-buffer read and write, retried on EINTR. Return 0 or -errno;
  * fd_read_full gives -EPIPE on end of file before len bytes. */
 int fd_read_full(int fd, void *buf, size_t len);
+/*
+ * A small file (a /proc one) at path from dir (or AT_FDCWD), in one read
+ * of at most size - 1 bytes, NUL-terminated in buf: its length, or -1
+ * (errno set; 0 bytes is -1 too, errno EIO).
+ */
+ssize_t fd_read_small(int dir, const char *path, char *buf, size_t size);
 int fd_write_full(int fd, const void *buf, size_t len);
 
 /*

@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "src/mountinfo.h"
 #include "tools/bench/bench.h"
 
 /* "Field:   1234 kB" in a status-like file; -1 when absent. */
@@ -201,37 +202,6 @@ proc_fd_count(pid_t pid)
 	return n;
 }
 
-/* mountinfo's octal escapes (\040 for a space) undone, in place. */
-static void
-unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s != '\0'; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/* How much of path the mount point covers: 0 for none. */
-static size_t
-covers(const char *point, const char *path)
-{
-	size_t n = strlen(point);
-
-	if (strcmp(point, "/") == 0)
-		return 1;
-	return strncmp(point, path, n) == 0 &&
-	    (path[n] == '/' || path[n] == '\0') ? n : 0;
-}
-
 int
 proc_mount(const char *path, const char *fstype, struct proc_mount *out)
 {
@@ -256,9 +226,9 @@ proc_mount(const char *path, const char *fstype, struct proc_mount *out)
 		super = p != NULL ? strsep(&p, " \n") : NULL;
 		if (i < 6 || type == NULL || super == NULL)
 			continue;
-		unescape(f[4]);
+		mountinfo_unescape(f[4]);
 		if (path == NULL ? strcmp(type, fstype) != 0 :
-		    (n = covers(f[4], path)) == 0 || n < best)
+		    (n = mountinfo_covers(f[4], path)) == 0 || n < best)
 			continue;
 		best = path == NULL ? 0 : n;
 		snprintf(out->point, sizeof(out->point), "%s", f[4]);
