@@ -873,6 +873,25 @@ on_forked(struct job *j, const struct shep_rec *r, int64_t now)
 		stop(j, j->pending, now);
 }
 
+/*
+ * What a job refused because its confinement could not be applied says:
+ * a resource the helper ran out of (descriptors, memory, processes) as
+ * itself, the job worth retrying later; anything else -ENOTSUP.
+ */
+static int
+not_applied(int err)
+{
+	switch (err) {
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+	case EAGAIN:
+		return -err;
+	default:
+		return -ENOTSUP;
+	}
+}
+
 static void
 on_exec(struct job *j, const struct shep_rec *r, int64_t now)
 {
@@ -892,7 +911,7 @@ on_exec(struct job *j, const struct shep_rec *r, int64_t now)
 	} else if (r->step == CONFINE_STEP_CONFINE ||
 	    r->step == CONFINE_STEP_LIMITS) {
 		/* Never run unconfined or unbounded: refused. */
-		refuse(j, -ENOTSUP, r->step == CONFINE_STEP_CONFINE ?
+		refuse(j, not_applied(r->err), r->step == CONFINE_STEP_CONFINE ?
 		    "the confinement could not be applied" :
 		    "a resource bound or cgroup could not be applied", r->op,
 		    r->err);
@@ -962,7 +981,7 @@ on_setup_failed(struct job *j, const struct shep_rec *r, int64_t now)
 	(void)now;
 	if (r->op != OP_NONE)
 		/* Its namespaces or its view: never run without them. */
-		refuse(j, -ENOTSUP, "the confinement could not be applied",
+		refuse(j, not_applied(r->err), "the confinement could not be applied",
 		    r->op, r->err);
 	else
 		refuse(j, -r->err, "the shepherd could not start the job",

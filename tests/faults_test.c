@@ -112,7 +112,11 @@ host_and_helper_killed_at_once_with_a_hundred_jobs(void **state)
 	hu_kill_host("exec", scratch, HUNDRED, true);
 }
 
-/* Out of descriptors, a spawn is refused; the helper goes on serving. */
+/*
+ * Out of descriptors, a spawn is refused, EMFILE, wherever the descriptors
+ * ran out (the helper's, or the job's as it was being confined); the
+ * helper goes on serving.
+ */
 static void
 helper_out_of_descriptors_refuses_and_recovers(void **state)
 {
