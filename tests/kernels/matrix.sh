@@ -1,0 +1,172 @@
+#!/bin/sh
+# The contract's core cases on one kernel, run inside it by
+# tests/kernels/run.sh (tools/kernels boots it): as root, then as uid
+# 65534, each case paired with the same attempt unconfined, each reported
+# in cmocka's words so that tools/test counts it. The guest's /tmp and
+# /var/tmp are its own tmpfs; the host's root is read-only.
+#
+#   matrix.sh CONFINE_RUN FIXTURE EXPECT
+#
+# EXPECT says what this kernel must give: "landlock=N sockets=supervised"
+# (the words its enforcement line must hold), or "refused:TEXT" (every
+# job refused, saying TEXT).
+set -u
+RUN_SRC=$1 FIX_SRC=$2 EXPECT=$3
+B=/var/tmp/kmatrix
+RUN=$B/bin/confine-run FIX=$B/bin/fixture
+passed=0 failed=0
+
+fail() { printf 'FAIL: %s\n' "$*"; exit 1; }
+# One case: NAME, run as AS (root or nobody) in a subshell.
+case_() { # AS NAME
+	printf '[ RUN      ] %s: %s\n' "$(uname -r) $1" "$2"
+	if (as "$1" "case_$2"); then
+		printf '[       OK ] %s: %s\n' "$(uname -r) $1" "$2"
+		passed=$((passed + 1))
+	else
+		printf '[  FAILED  ] %s: %s\n' "$(uname -r) $1" "$2"
+		failed=$((failed + 1))
+	fi
+}
+# In a directory of its own W: the scratch root S, and O outside it. As
+# nobody, this script again, its functions only (MATRIX_LIB).
+as() { # WHO FUNCTION
+	W=$(mktemp -d "$B/w.XXXXXX") && S="$W/s" && O="$W/outside" &&
+	    mkdir "$S" "$O" && chmod 777 "$W" "$S" "$O" || return 1
+	export W S O
+	if [ "$1" = root ]; then
+		(cd "$W" && "$2")
+	else
+		chown 65534:65534 "$S"
+		(cd "$W" && MATRIX_LIB=1 setpriv --reuid=65534 --regid=65534 \
+		    --clear-groups -- sh -c '. "$0"; "$4"' "$MATRIX" "$RUN_SRC" \
+		    "$FIX_SRC" "$EXPECT" "$2")
+	fi
+}
+cr() { "$RUN" -s "$S" "$@" </dev/null >"$W/out" 2>"$W/err"; st=$?; }
+un() { "$RUN" --backend none "$@" </dev/null >"$W/out" 2>"$W/err"; st=$?; }
+want() { [ "$st" -eq "$1" ] || fail "status $st, expected $1: $(cat "$W/err")"; }
+
+case_refused() {
+	cr --result "$W/r.json" -- "$FIX" write "$S/f"
+	want 125
+	grep -q "${EXPECT#refused:}" "$W/err" || fail "not refused as said: $(cat "$W/err")"
+	[ ! -e "$S/f" ] || fail "the job ran"
+}
+
+case_enforced() {
+	cr -v -- "$FIX" exit 0
+	want 0
+	for w in ${EXPECT}; do
+		grep -q "enforced: .*$w" "$W/err" || fail "not enforced: $w: $(cat "$W/err")"
+	done
+}
+
+case_writes_inside_and_not_outside() {
+	un -- "$FIX" write "$O/f"
+	want 0
+	[ -e "$O/f" ] && rm -f "$O/f" || fail "unconfined, nothing was written"
+	cr -- "$FIX" write "$S/f"
+	want 0
+	cr -- "$FIX" write "$O/f"
+	want 30  # EROFS
+	[ ! -e "$O/f" ] || fail "the write outside landed"
+}
+
+case_metadata_outside_is_read_only() {
+	echo x >"$O/m" && chmod 644 "$O/m"
+	un -- "$FIX" chmod "$O/m"
+	want 0
+	chmod 644 "$O/m"
+	cr -- "$FIX" chmod "$O/m"
+	want 30
+	[ "$(stat -c %a "$O/m")" = 644 ] || fail "the mode changed"
+}
+
+case_renames_inside_work() {
+	mkdir "$S/a" "$S/b" && echo x >"$S/a/f"
+	cr -- "$FIX" rename "$S/a/f" "$S/b/f"
+	want 0
+	[ -e "$S/b/f" ] || fail "not renamed"
+}
+
+# A host process of ours: unconfined the job signals it, confined it is
+# not there to name.
+case_signals_stay_inside() {
+	sleep 60 &
+	p=$!
+	un -- "$FIX" kill "$p" 0
+	want 0
+	cr -- "$FIX" kill "$p" 0
+	want 3  # ESRCH
+	kill "$p"
+}
+
+# The host's listener: unconfined reached, confined not (its loopback is
+# its own); its own server works (where its sockets are supervised).
+case_network() {
+	python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+s.settimeout(60); c, _ = s.accept(); print("accepted", flush=True)
+' >"$W/port" &
+	l=$!
+	i=0
+	until [ -s "$W/port" ]; do i=$((i + 1)); [ $i -lt 600 ] || fail "no listener"; sleep 0.1; done
+	port=$(head -n 1 "$W/port")
+	cr -- "$FIX" connect "$port"
+	case $EXPECT in
+	*sockets=supervised*) want 111 ;;  # ECONNREFUSED
+	*) want 1 ;;                       # EPERM: socket() refused
+	esac
+	un -- "$FIX" connect "$port"
+	want 0
+	wait "$l"
+	grep -qx accepted "$W/port" || fail "the host's listener saw nothing"
+	case $EXPECT in
+	*sockets=supervised*) cr -- "$FIX" loop tcp; want 0 ;;
+	esac
+}
+
+case_deadline_cancels() {
+	cr -t 2s -- /bin/sleep 60
+	want 124
+}
+
+case_a_descendant_left_is_uncertain() {
+	cr -- /bin/sh -c 'sleep 60 & exit 0'
+	want 123
+}
+
+case_a_compiler_runs() {
+	printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' >"$O/h.c"
+	cr -- /usr/bin/cc -o "$S/h" "$O/h.c"
+	want 0
+	cr -- "$S/h"
+	want 0
+	[ "$(cat "$W/out")" = hello ] || fail "it said $(cat "$W/out")"
+}
+
+main() {
+	mkdir -p "$B/bin" && chmod 755 "$B" "$B/bin" &&
+	    cp "$RUN_SRC" "$B/bin/confine-run" && cp "$FIX_SRC" "$B/bin/fixture" &&
+	    cp "$0" "$B/matrix.sh" && chmod 755 "$B/matrix.sh" ||
+		{ echo "matrix: cannot copy the binaries"; exit 1; }
+	MATRIX=$B/matrix.sh
+	for who in root nobody; do
+		case $EXPECT in
+		refused:*) case_ "$who" refused; continue ;;
+		esac
+		for c in enforced writes_inside_and_not_outside \
+		    metadata_outside_is_read_only renames_inside_work \
+		    signals_stay_inside network deadline_cancels \
+		    a_descendant_left_is_uncertain a_compiler_runs; do
+			case_ "$who" "$c"
+		done
+	done
+	printf '%d passed, %d failed\n' "$passed" "$failed"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+
+[ -n "${MATRIX_LIB:-}" ] || main

@@ -1,0 +1,33 @@
+#!/bin/sh
+# The kernel matrix: tests/kernels/matrix.sh's cases inside each of
+# Debian's kernels (tools/kernels boots them under qemu), with what each
+# must give. Run by tools/test (the "kernels" configuration); the kernels
+# come from tools/setup (tools/kernels fetch).
+#
+#   tests/kernels/run.sh [KERNEL...]     default: 5.10 6.1 6.12
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+# What each kernel must give: its enforcement words, or its refusal.
+expect() {
+	case $1 in
+	# No Landlock (5.13), no mount_setattr (5.12: the classic API makes
+	# the view), no supervised sockets (5.19): its namespaces hold.
+	5.10) echo "landlock=off namespaces=pid,mount,net,ipc,uts sockets=refused" ;;
+	6.1) echo "landlock=2 namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
+	6.12) echo "landlock=6 namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
+	*) echo "unknown" ;;
+	esac
+}
+
+bazel build //tools:confine-run //tests:fixture >/dev/null 2>&1 ||
+	{ echo "kernels: bazel build failed"; exit 1; }
+run=$(realpath bazel-bin/tools/confine-run)
+fix=$(realpath bazel-bin/tests/fixture)
+status=0
+for k in ${*:-5.10 6.1 6.12}; do
+	printf 'kernels: %s\n' "$k"
+	tools/kernels run -t 1200 "$k" -- sh "$PWD/tests/kernels/matrix.sh" \
+	    "$run" "$fix" "$(expect "$k")" || status=1
+done
+exit "$status"
