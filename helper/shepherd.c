@@ -111,6 +111,7 @@ struct shep {
 #ifdef __linux__
 	bool supervised;   /* the job's filter sends us its listener */
 	int listener;      /* received with the exec result, or -1 */
+	bool listener_lost; /* sent, but no descriptor was left for it */
 	struct sup sup;    /* its calls, made (supervise.h) */
 #endif
 };
@@ -147,7 +148,7 @@ start_supervising(struct shep *s, struct shep_rec *r)
 {
 	const struct child_plan *p = the_plan;
 	struct sup_creds c = { .uid = p->init_uid, .gid = p->init_gid };
-	int rc = -EPROTO;
+	int rc = s->listener_lost ? -EMFILE : -EPROTO;
 
 	/* A client's job, of a root helper's: its credentials. */
 	if (p->become != NULL) {
@@ -189,6 +190,9 @@ read_errp(struct shep *s, unsigned char *buf, size_t len)
 	if (!s->supervised)
 		return read(s->errp, buf, len);
 	n = recvmsg(s->errp, &m, MSG_CMSG_CLOEXEC);
+	/* At our descriptor limit the kernel drops what was passed. */
+	if (n > 0 && (m.msg_flags & MSG_CTRUNC))
+		s->listener_lost = true;
 	for (c = CMSG_FIRSTHDR(&m); n > 0 && c != NULL; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int))) {

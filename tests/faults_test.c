@@ -135,6 +135,8 @@ helper_out_of_descriptors_refuses_and_recovers(void **state)
 		if (rc != 0)
 			break;
 	}
+	if (rc != -EMFILE)
+		print_message("refused otherwise: %s\n", confine_error_message());
 	assert_int_equal(rc, -EMFILE);
 	assert_true(n > 0 && n < 64);
 	hu_free(&j[n]);
