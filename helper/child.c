@@ -132,6 +132,17 @@ confine_view(const struct child_plan *p, enum op *op)
 
 	if (p->backend != CONFINE_BACKEND_LANDLOCK)
 		return 0;
+	/*
+	 * No namespace can be made: no view. The bounding set dropped where
+	 * the helper may (root in a container, with CAP_SETPCAP); where it
+	 * may not, no_new_privs, set with Landlock, keeps exec from gaining
+	 * a capability all the same.
+	 */
+	if (p->bare) {
+		*op = OP_CAPBSET_DROP;
+		rc = geteuid() == 0 ? caps_drop_bounding() : 0;
+		return rc == -EPERM ? 0 : rc;
+	}
 	if ((rc = mountns_unshare(op)) != 0 ||
 	    (rc = mountns_apply(&p->view, op)) != 0)
 		return rc;

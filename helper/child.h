@@ -53,6 +53,8 @@ struct child_plan {
 	                             own, made first of all: a terminal it is
 	                             lent is another session's, never its
 	                             controlling one */
+	bool bare;                /* no namespace could be made: no view
+	                             (plan.h), Landlock and seccomp only */
 	bool in_init;             /* started by its init (ns.h), which made
 	                             its namespaces and its view, as its
 	                             client where it has one: only the rest

@@ -333,12 +333,15 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 		say(j, "landlock", p->child.landlock != NULL ? num : "off");
 		say(j, "namespaces", j->init ? (userns ?
 		    "pid,mount,net,ipc,uts,user" : "pid,mount,net,ipc,uts") :
-		    userns ? "mount,user" : "mount");
+		    p->bare ? "none" : userns ? "mount,user" : "mount");
 		say(j, "sockets", !j->init ? "refused" :
 		    p->child.seccomp->listener ? "supervised" : "refused");
 		say(j, "seccomp", p->child.seccomp == &env->seccomp ? "shared" :
 		    p->child.seccomp->listener ? "own-net" : "own");
-		say(j, "view", j->init ? "ro,nodev,proc,dev" : "ro");
+		say(j, "view", j->init ? "ro,nodev,proc,dev" : p->bare ? "none" :
+		    "ro");
+		if (p->bare)
+			say(j, "waived", "metadata");
 	}
 #else
 	(void)env;

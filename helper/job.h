@@ -88,6 +88,14 @@ struct job_env {
 	bool ns;
 	int ns_err;
 	enum op ns_op;
+	/*
+	 * Where they cannot: whether a job can still have a mount namespace
+	 * (and so its read-only view), or else -errno and the call
+	 * (view_err, view_op). Set by job_env_init; a test may clear it.
+	 */
+	bool view_ok;
+	int view_err;
+	enum op view_op;
 	/* Called with a shepherd's socket just before it is closed. */
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 
 #include "helper/plan.h"
 #ifdef __linux__
+#include "helper/mountns.h"
 #include "helper/ns.h"
 #include "helper/supervise.h"
 #endif
@@ -139,6 +141,41 @@ direct_possible(const struct cgroup_env *cg)
 
 #ifdef __linux__
 /*
+ * Whether a job could still have a mount namespace (mountns.h: root's, or
+ * one in a user namespace of its own): tried in a child, once.
+ */
+static bool
+view_probe(struct job_env *env)
+{
+	enum op op = OP_NONE;
+	int status, rc;
+	pid_t pid;
+
+	env->view_op = OP_UNSHARE_MOUNT;
+	pid = fork();
+	if (pid == 0) {
+		/* Its errno, and whether the user namespace's call failed. */
+		rc = mountns_unshare(&op);
+		_exit(rc == 0 ? 0 : (-rc < 128 ? -rc : EIO) |
+		    (op == OP_UNSHARE_USER ? 128 : 0));
+	}
+	if (pid < 0) {
+		env->view_err = -errno;
+		return false;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status)) {
+		env->view_err = -EIO;
+		return false;
+	}
+	env->view_err = -(WEXITSTATUS(status) & 127);
+	if (WEXITSTATUS(status) & 128)
+		env->view_op = OP_UNSHARE_USER;
+	return env->view_err == 0;
+}
+
+/*
  * Whether each job can have namespaces of its own. In a build for the
  * tests only (//:test_switches), not with CONFINE_NO_NAMESPACES=1 in our
  * environment: the path of machines that cannot, to be tested where they
@@ -152,6 +189,7 @@ ns_possible(struct job_env *env)
 
 	if (off != NULL && strcmp(off, "1") == 0) {
 		env->ns_err = -ENOTSUP;
+		env->view_ok = view_probe(env);
 		return;
 	}
 #endif
@@ -159,6 +197,7 @@ ns_possible(struct job_env *env)
 	env->ns = env->ns_err == 0;
 	/* Sockets of its own where its init can supervise their calls. */
 	env->sup_ok = env->ns && sup_probe() == 0;
+	env->view_ok = env->ns || view_probe(env);
 }
 #endif
 
@@ -548,6 +587,48 @@ plan_ident(struct plan *p, const struct job_env *env, const struct ident *peer,
 	return 0;
 }
 
+/*
+ * Where no namespace at all can be made (a container's seccomp profile,
+ * user namespaces disabled): no read-only view, and so no wall but
+ * Landlock's, which does not mediate metadata. Refused unless the spec
+ * waives that by name; then a root job runs as BARE_UID, which owns
+ * nothing of the host's, rather than as the owner of everything.
+ */
+static int
+plan_bare(struct plan *p, const struct confine_spec *s,
+    const struct job_env *env, const char **why)
+{
+#ifdef __linux__
+	static const struct ident nobody = { 0, BARE_UID, BARE_UID, 0, { 0 } };
+
+	if (p->child.backend != CONFINE_BACKEND_LANDLOCK || env->ns ||
+	    env->view_ok || (s->flags & CONFINE_REQUIRE_NAMESPACES))
+		return 0;  /* a requirement of namespaces: plan_backend's */
+	if (!(s->flags & CONFINE_WAIVE_METADATA))
+		REFUSE_OP(-ENOTSUP, "no namespace can be made here, so no "
+		    "read-only view, and Landlock does not keep the metadata "
+		    "of files outside the scratch root (mode, owner, times, "
+		    "extended attributes) from changing: run with "
+		    "CONFINE_WAIVE_METADATA (confine-run --waive metadata) to "
+		    "accept that", env->view_op, env->view_err < 0 ?
+		    -env->view_err : ENOTSUP);
+	p->bare = true;
+	p->child.bare = true;
+	if ((p->becomes ? p->become.uid : env->self.uid) == 0) {
+		p->become = nobody;
+		p->becomes = true;
+		p->child.become = &p->become;
+		p->child.self = &env->self;
+	}
+#else
+	(void)p;
+	(void)s;
+	(void)env;
+	(void)why;
+#endif
+	return 0;
+}
+
 /* Every check that can refuse the job; nothing is written by it. */
 int
 plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *env,
@@ -561,11 +642,17 @@ plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *e
 	if ((rc = plan_ident(p, env, peer, why)) != 0)
 		return rc;
 	p->child.backend = resolve(s->backend);
+	if ((rc = plan_bare(p, s, env, why)) != 0)
+		return rc;
 	if (p->becomes && (rc = ident_enter(&p->become, &env->self)) != 0)
 		REFUSE(rc, "the helper could not take its client's credentials");
 	rc = plan_paths(p, s, why);
 	if (p->becomes)
 		ident_leave(&env->self);
+	if (rc == -EACCES && p->bare && p->become.uid == BARE_UID)
+		REFUSE(rc, "where no namespace can be made a root job runs as "
+		    "uid and gid 65534, which may not write its scratch root: "
+		    "chown 65534:65534 it, or use a root of theirs");
 	if (rc != 0)
 		return rc;
 	p->policy.devices = (const char *const *)p->devices;
@@ -678,7 +765,7 @@ static int
 plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env,
     const char **why)
 {
-	bool view = p->child.backend == CONFINE_BACKEND_LANDLOCK;
+	bool view = p->child.backend == CONFINE_BACKEND_LANDLOCK && !p->bare;
 	bool over = view && p->scratch != NULL && !within("/tmp", p->scratch);
 	size_t i;
 	int rc;

@@ -20,6 +20,9 @@
 #include "helper/landlock.h"
 #endif
 
+/* Whom a root job runs as where no namespace can be made (plan->bare). */
+#define BARE_UID 65534
+
 /* Everything the shepherd and the child need, built before the fork. */
 struct plan {
 	struct child_plan child;
@@ -45,6 +48,8 @@ struct plan {
 	char **envp;           /* the environment with what was added, or NULL */
 	char *added[2];        /* its "TMPDIR=..." and "HOME=..." */
 	bool becomes;          /* the job runs as become, not as the helper */
+	bool bare;             /* Linux, no namespace at all: no view, the
+	                          metadata waived (CONFINE_WAIVE_METADATA) */
 	struct ident become;
 	const char *argv0[2];  /* the argv of a spec that gives none */
 	enum op op;            /* refused: the call that could not be made */

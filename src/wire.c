@@ -194,7 +194,8 @@ spawn_flags(const struct confine_spec *s)
 	    (spec_narrow(s) ? WIRE_SPAWN_READ_NARROW : 0) |
 	    ((s->flags & CONFINE_READ_SYSTEM) ? WIRE_SPAWN_READ_SYSTEM : 0) |
 	    ((s->flags & CONFINE_REQUIRE_NAMESPACES) ? WIRE_SPAWN_REQUIRE_NS : 0) |
-	    ((s->flags & CONFINE_REQUIRE_LANDLOCK) ? WIRE_SPAWN_REQUIRE_LL : 0);
+	    ((s->flags & CONFINE_REQUIRE_LANDLOCK) ? WIRE_SPAWN_REQUIRE_LL : 0) |
+	    ((s->flags & CONFINE_WAIVE_METADATA) ? WIRE_SPAWN_WAIVE_META : 0);
 }
 
 unsigned
@@ -579,7 +580,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct confine_spec *s,
 	if ((flags & ~(WIRE_SPAWN_FRESH | WIRE_SPAWN_NO_TMP |
 	    WIRE_SPAWN_SET_TMPDIR | WIRE_SPAWN_SET_HOME |
 	    WIRE_SPAWN_READ_NARROW | WIRE_SPAWN_READ_SYSTEM |
-	    WIRE_SPAWN_REQUIRE_NS | WIRE_SPAWN_REQUIRE_LL)) != 0 ||
+	    WIRE_SPAWN_REQUIRE_NS | WIRE_SPAWN_REQUIRE_LL |
+	    WIRE_SPAWN_WAIVE_META)) != 0 ||
 	    ((flags & WIRE_SPAWN_READ_SYSTEM) &&
 	    !(flags & WIRE_SPAWN_READ_NARROW)) ||
 	    wire_get_u32(&r) != 0 ||
@@ -591,7 +593,8 @@ wire_get_spawn(const uint8_t *p, size_t len, struct confine_spec *s,
 	    ((flags & WIRE_SPAWN_SET_HOME) ? CONFINE_SET_HOME : 0) |
 	    ((flags & WIRE_SPAWN_READ_SYSTEM) ? CONFINE_READ_SYSTEM : 0) |
 	    ((flags & WIRE_SPAWN_REQUIRE_NS) ? CONFINE_REQUIRE_NAMESPACES : 0) |
-	    ((flags & WIRE_SPAWN_REQUIRE_LL) ? CONFINE_REQUIRE_LANDLOCK : 0);
+	    ((flags & WIRE_SPAWN_REQUIRE_LL) ? CONFINE_REQUIRE_LANDLOCK : 0) |
+	    ((flags & WIRE_SPAWN_WAIVE_META) ? CONFINE_WAIVE_METADATA : 0);
 	s->deadline_ms = get_i64(&r);
 	s->grace_ms = get_i64(&r);
 	s->limits.cpu_seconds = get_i64(&r);

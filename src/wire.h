@@ -48,6 +48,7 @@ enum wire_type {
 #define WIRE_SPAWN_READ_SYSTEM 32u /* and the platform's system trees */
 #define WIRE_SPAWN_REQUIRE_NS 64u  /* refused without namespaces of its own */
 #define WIRE_SPAWN_REQUIRE_LL 128u /* refused without Landlock in force */
+#define WIRE_SPAWN_WAIVE_META 256u /* run without a view where none can be */
 
 struct wire_hdr {
 	uint32_t len;

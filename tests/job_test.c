@@ -506,6 +506,27 @@ a_requirement_the_machine_cannot_meet_refuses(void **state)
 	free(marker);
 }
 
+/*
+ * No namespace at all (a container's profile, user namespaces disabled):
+ * refused, saying why and the waiver, unless the metadata is waived
+ * (tests/cli/container_test.sh runs such jobs, waived, in a stand-in
+ * container: a root job as 65534, which Bazel's sandbox cannot be).
+ */
+static void
+no_namespace_at_all_needs_the_waiver(void **state)
+{
+	struct jr_dirs *d = *state;
+	char *marker = tu_join(d->scratch, "marker");
+	struct job_env env = jr_env;
+
+	env.ns = false;
+	env.view_ok = false;
+	env.view_err = -EPERM;
+	env.view_op = OP_UNSHARE_USER;
+	refused_for(d, &env, LL, 0, "--waive metadata", marker);
+	free(marker);
+}
+
 /* A confinement call failing in the child refuses the job before exec. */
 static void
 failing_confinement_call_refuses_before_exec(void **state)
@@ -869,6 +890,7 @@ main(void)
 		T(rusage_and_wall_time_are_reported),
 		T(landlock_abi_too_old_is_unsupported),
 		T(a_requirement_the_machine_cannot_meet_refuses),
+		T(no_namespace_at_all_needs_the_waiver),
 		T(failing_confinement_call_refuses_before_exec),
 		T(deadline_kill_eperm_is_kill_ambiguous),
 		T(proof_kill_eperm_is_kill_ambiguous),

@@ -239,7 +239,7 @@ spec_refuses_bad_fields(void **state)
 	REFUSED(s.stdout_fd = -2);
 	REFUSED(s.readable = rel);
 	REFUSED(s.readable = many);
-	REFUSED(s.flags = 0x80);
+	REFUSED(s.flags = 0x100);
 	/* Backend none narrows nothing, by a list or the system trees. */
 	REFUSED((s.backend = CONFINE_BACKEND_NONE, s.readable = abs));
 	REFUSED((s.backend = CONFINE_BACKEND_NONE,

@@ -181,7 +181,7 @@ refused_job_never_makes_a_fresh_root(void **state)
 	hu_free(&j);
 	assert_untouched(parent);
 	hu_init(&j, parent, "exit", "0", NULL);
-	j.spec.flags = 0x80;
+	j.spec.flags = 0x100;
 	assert_int_equal(hu_run(c, &j), -EINVAL);
 	hu_free(&j);
 	assert_untouched(parent);

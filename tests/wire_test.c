@@ -662,7 +662,7 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	p[1] = 8;  /* stdio mask has three bits */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[1] = 0;
-	p[2] = 1; /* no such spawn flag (256) */
+	p[2] = 2; /* no such spawn flag (512) */
 	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), -EBADMSG);
 	p[2] = 0;
 	p[3] = 6;  /* no tmp, TMPDIR: both known */
@@ -675,6 +675,11 @@ reserved_bits_and_enums_out_of_range_are_refused(void **state)
 	    CONFINE_REQUIRE_NAMESPACES | CONFINE_REQUIRE_LANDLOCK);
 	free(arena);
 	p[3] = 0;
+	p[2] = 1; /* the waiver (256): known */
+	assert_int_equal(wire_get_spawn(p, n, &s, &mask, &arena), 0);
+	assert_int_equal(s.flags, CONFINE_WAIVE_METADATA);
+	free(arena);
+	p[2] = 0;
 
 	assert_int_equal(wire_put_settled(&b, 1, &r), 0);
 	q = b.p + WIRE_HDR_LEN;

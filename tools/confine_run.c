@@ -61,6 +61,10 @@ static const char usage_text[] =
     "      --backend NAME    auto, landlock, seatbelt or none (default: auto)\n"
     "      --require WHAT    refuse the job unless WHAT is in force:\n"
     "                        namespaces, landlock (repeatable)\n"
+    "      --waive metadata  where no namespace can be made (a container,\n"
+    "                        user namespaces disabled), run without a\n"
+    "                        read-only view: metadata of files outside\n"
+    "                        that the job's user owns may change\n"
     "      --helper PATH     run the job through this confine-helper\n"
     "                        (default: confine-run is the job's helper)\n"
     "      --connect SOCKET  use the confine-helper listening on SOCKET\n"
@@ -95,6 +99,7 @@ enum {
 	OPT_READ,
 	OPT_READ_SYSTEM,
 	OPT_REQUIRE,
+	OPT_WAIVE,
 };
 
 /* '+': the first operand is the program; its options are its own. */
@@ -127,6 +132,7 @@ static const struct option longopts[] = {
 	{ "read", required_argument, NULL, OPT_READ },
 	{ "read-system", no_argument, NULL, OPT_READ_SYSTEM },
 	{ "require", required_argument, NULL, OPT_REQUIRE },
+	{ "waive", required_argument, NULL, OPT_WAIVE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -420,6 +426,11 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_REQUIRE:
 			o->flags |= requirement(optarg);
+			break;
+		case OPT_WAIVE:
+			if (strcmp(optarg, "metadata") != 0)
+				die("unknown waiver %s (metadata)", optarg);
+			o->flags |= CONFINE_WAIVE_METADATA;
 			break;
 		case OPT_BACKEND:
 			o->backend = backend(optarg);

@@ -322,6 +322,20 @@ struct confine_spec {
 #define CONFINE_REQUIRE_NAMESPACES 32u
 #define CONFINE_REQUIRE_LANDLOCK 64u
 
+/*
+ * A waiver, asked for by name. Where no namespace at all can be made (a
+ * default container's seccomp profile, user namespaces disabled), a Linux
+ * job has no read-only view, and Landlock does not mediate metadata: the
+ * mode, owner, times and extended attributes of a file outside the
+ * scratch root that the job's user owns (or may write, for times and
+ * user xattrs) could change. Such a job is refused unless this flag
+ * accepts that; with it the job runs with Landlock (ABI 6 needed) and the
+ * shared seccomp filter, and a root job runs as uid and gid 65534, whose
+ * scratch root must then be theirs to write. confine_job_enforced() says
+ * "waived=metadata". Ignored where the job has a view of its own.
+ */
+#define CONFINE_WAIVE_METADATA 128u
+
 /* Fills in the defaults: everything 0 or NULL, stdio -1, backend AUTO. */
 void confine_spec_init_sized(struct confine_spec *spec, size_t spec_size);
 #define confine_spec_init(spec) \
