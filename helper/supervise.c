@@ -453,8 +453,10 @@ bind_path(const struct sup *s, pid_t tid, int sock, const struct sockaddr *addr,
 		rc = rc == 0 ? 0 : -err;
 	}
 	umask(old);
+	/* Back where the init was; never so far seen to fail, but said. */
 	if (home >= 0) {
-		(void)fchdir(home);
+		if (fchdir(home) != 0 && rc == 0)
+			rc = -errno;
 		close(home);
 	}
 	if (cwd >= 0)
