@@ -331,6 +331,13 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 		if (p->child.landlock != NULL)
 			snprintf(num, sizeof(num), "%d", p->child.landlock->abi);
 		say(j, "landlock", p->child.landlock != NULL ? num : "off");
+		if (p->child.landlock != NULL) {
+			char rights[96];
+
+			landlock_rights(p->child.landlock, p->policy.read_narrow,
+			    rights, sizeof(rights));
+			say(j, "landlock-rights", rights);
+		}
 		say(j, "namespaces", j->init ? (userns ?
 		    "pid,mount,net,ipc,uts,user" : "pid,mount,net,ipc,uts") :
 		    p->bare ? "none" : userns ? "mount,user" : "mount");

@@ -139,7 +139,7 @@ enum job_phase {
 #define JOB_EV_REFUSED 2u
 #define JOB_EV_SETTLED 4u
 
-#define JOB_ENFORCED_LEN 256
+#define JOB_ENFORCED_LEN 512
 
 struct job {
 	enum job_phase phase;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -64,6 +65,37 @@ landlock_plan(int abi, struct landlock_plan *plan)
 	    ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV);
 	/* Without all of them the policy cannot be applied exactly. */
 	return abi < LANDLOCK_MIN_ABI ? -ENOTSUP : 0;
+}
+
+void
+landlock_rights(const struct landlock_plan *plan, bool read_narrow,
+    char *buf, size_t n)
+{
+	static const struct {
+		int kind;  /* 0 fs, 1 net, 2 scope */
+		uint64_t bit;
+		const char *word;
+	} words[] = {
+		{ 0, LL_FS_WRITE_FILE, "write" }, { 0, LL_FS_REFER, "refer" },
+		{ 0, LL_FS_TRUNCATE, "truncate" }, { 0, LL_FS_IOCTL_DEV, "ioctl-dev" },
+		{ 1, LL_NET_CONNECT_TCP, "tcp" }, { 2, LL_SCOPE_SIGNAL, "signal" },
+		{ 2, LL_SCOPE_ABSTRACT_UNIX_SOCKET, "abstract-unix" },
+	};
+	size_t i, k = 0;
+	uint64_t set;
+
+	if (n == 0)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		set = words[i].kind == 0 ? plan->fs_handled :
+		    words[i].kind == 1 ? plan->net_handled : plan->scoped;
+		if ((set & words[i].bit) && k < n)
+			k += (size_t)snprintf(buf + k, n - k, "%s%s",
+			    k > 0 ? "," : "", words[i].word);
+	}
+	if (read_narrow && k < n)
+		(void)snprintf(buf + k, n - k, "%sread", k > 0 ? "," : "");
 }
 
 /* access beneath path; on a file, only the rights a file takes. */

@@ -38,6 +38,14 @@ int landlock_abi(void);
 int landlock_plan(int abi, struct landlock_plan *plan);
 
 /*
+ * The rights the plan handles, as words for the enforcement line:
+ * "write,refer,truncate,ioctl-dev,tcp,signal,abstract-unix", those of its
+ * ABI, and ",read" where reads are narrowed. Truncated to fit n.
+ */
+void landlock_rights(const struct landlock_plan *plan, bool read_narrow,
+    char *buf, size_t n);
+
+/*
  * In the job's process, after fork: no_new_privs, then a ruleset granting
  * plan->fs_scratch beneath the scratch root and plan->fs_file on /dev/null
  * and each device node, then landlock_restrict_self. With reads narrowed

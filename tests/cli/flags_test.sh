@@ -336,14 +336,23 @@ import json, sys
 e = json.loads(open(sys.argv[1]).read())["enforced"]
 assert e["backend"] == "landlock", e
 assert e["landlock"] == sys.argv[2], e
+# The rights of each ABI (helper/landlock.c), as this kernel has them.
+rights = ["write"] + ["refer"] * (int(sys.argv[2]) >= 2) + \
+    ["truncate"] * (int(sys.argv[2]) >= 3) + \
+    ["ioctl-dev"] * (int(sys.argv[2]) >= 5) + ["tcp"] * (int(sys.argv[2]) >= 4) + \
+    ["signal", "abstract-unix"] * (int(sys.argv[2]) >= 6)
+assert e["landlock-rights"] == ",".join(rights), e
 assert e["namespaces"].startswith("pid,mount,net,ipc,uts"), e
 assert e["seccomp"] in ("own", "own-net"), e
 assert e["view"] == "ro,nodev,proc,dev", e
 assert e["uid"] == sys.argv[3], e
 assert e["reads"] == "everywhere", e
 PY
+	cr -s "$S" -v --read-system --read "$(dirname "$(readlink -f "$FIX")")" -- "$FIX" exit 0
+	expect_status 0
+	expect_err "landlock-rights=[a-z,-]+,read "
 	cr -s "$S" -v -- "$FIX" exit 0
-	expect_err "; enforced: backend=landlock landlock=$abi namespaces=pid,"
+	expect_err "; enforced: backend=landlock landlock=$abi landlock-rights=[a-z,-]+ namespaces=pid,"
 	cr --backend none --result "$T/r.json" -- "$FIX" exit 0
 	expect_json "$T/r.json" backend none
 	python3 -c 'import json,sys; e = json.load(open(sys.argv[1]))["enforced"]

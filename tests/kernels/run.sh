@@ -14,8 +14,8 @@ expect() {
 	# No Landlock (5.13), no mount_setattr (5.12: the classic API makes
 	# the view), no supervised sockets (5.19): its namespaces hold.
 	5.10) echo "landlock=off namespaces=pid,mount,net,ipc,uts sockets=refused" ;;
-	6.1) echo "landlock=2 namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
-	6.12) echo "landlock=6 namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
+	6.1) echo "landlock=2 landlock-rights=write,refer namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
+	6.12) echo "landlock=6 landlock-rights=write,refer,truncate,ioctl-dev,tcp,signal,abstract-unix namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
 	*) echo "unknown" ;;
 	esac
 }
