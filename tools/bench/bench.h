@@ -91,6 +91,10 @@ enum run_method {
 	                        after the host grew: what not to do */
 	RUN_CONFINE_SHEP,    /* confine, Landlock, through a second helper
 	                        on the shepherd path (CONFINE_SHEPHERD=1) */
+	RUN_FLOOR_NS,        /* floor-view, its mount namespace made with
+	                        network (its loopback up), IPC and UTS ones
+	                        (ns_enter), and Landlock and seccomp: a job's
+	                        namespaces but its PID one and its init */
 	RUN_NMETHODS,
 };
 

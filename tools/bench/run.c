@@ -19,6 +19,7 @@
 #include "helper/caps.h"
 #include "helper/landlock.h"
 #include "helper/mountns.h"
+#include "helper/ns.h"
 #include "helper/seccomp.h"
 #include "tools/bench/bench.h"
 
@@ -43,6 +44,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_CONFINE_READ] = "confine-read",
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 	[RUN_CONFINE_SHEP] = "confine-shepherd",
+	[RUN_FLOOR_NS] = "floor-ns",
 };
 
 const char *
@@ -370,17 +372,20 @@ run_floor_confined_fini(void)
 }
 
 /*
- * In a vforked child, before its exec: the view and no capabilities
- * (view), Landlock and seccomp (confined), as confine applies them. 0, or
- * the status to exit with: 126 the view failed, 127 the confinement.
+ * In a vforked child, before its exec: the namespaces of ns.h (ns), the
+ * view and no capabilities (view), Landlock and seccomp (confined), as
+ * confine applies them. 0, or the status to exit with: 125 the
+ * namespaces failed, 126 the view, 127 the confinement.
  */
 static int
-floor_apply(bool confined, bool view)
+floor_apply(bool confined, bool view, bool ns)
 {
 	enum op op;
 	int listener;
 
-	if (view && (mountns_unshare(&op) != 0 ||
+	if (ns && ns_enter(&op) != 0)
+		return 125;
+	if (view && ((!ns && mountns_unshare(&op) != 0) ||
 	    mountns_apply(&floor_view, NULL) != 0 ||
 	    caps_drop_bounding() != 0 || caps_clear() != 0))
 		return 126;
@@ -395,7 +400,7 @@ floor_apply(bool confined, bool view)
  * never returns here, as posix_spawn's own child does.
  */
 static int
-run_floor_vfork(bool confined, bool view)
+run_floor_vfork(bool confined, bool view, bool ns)
 {
 	pid_t pid;
 	int rc;
@@ -408,13 +413,13 @@ run_floor_vfork(bool confined, bool view)
 		return -1;
 	}
 	if (pid == 0) {
-		if ((rc = floor_apply(confined, view)) == 0)
+		if ((rc = floor_apply(confined, view, ns)) == 0)
 			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
 			    no_env);
 		_exit(rc != 0 ? rc : 127);
 	}
-	return wait_ok(pid, view ? "floor-view" : confined ? "floor-confined" :
-	    "floor-vfork");
+	return wait_ok(pid, ns ? "floor-ns" : view ? "floor-view" :
+	    confined ? "floor-confined" : "floor-vfork");
 }
 
 /*
@@ -436,7 +441,7 @@ floor_sleeper(pid_t pgid)
 	if ((pid = vfork()) == 0) {
 		if (setpgid(0, pgid) != 0) {
 			sleeper_step = "setpgid";
-		} else if ((rc = floor_apply(true, true)) != 0) {
+		} else if ((rc = floor_apply(true, true, false)) != 0) {
 			sleeper_step = rc == 126 ? "the view or the capabilities" :
 			    "Landlock or seccomp";
 		} else {
@@ -575,7 +580,9 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_VFORK:
 	case RUN_FLOOR_CONFINED:
 	case RUN_FLOOR_VIEW:
-		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW);
+	case RUN_FLOOR_NS:
+		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW ||
+		    m == RUN_FLOOR_NS, m == RUN_FLOOR_NS);
 	case RUN_CONFINE_LATE:
 	case RUN_CONFINE_SHEP:
 		return run_confine(m == RUN_CONFINE_LATE ? r->late : r->shep,
