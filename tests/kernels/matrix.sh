@@ -5,7 +5,9 @@
 # in cmocka's words so that tools/test counts it. The guest's /tmp and
 # /var/tmp are its own tmpfs; the host's root is read-only.
 #
-#   matrix.sh CONFINE_RUN FIXTURE EXPECT
+#   matrix.sh CONFINE_RUN FIXTURE EXPECT DEMO
+#
+# DEMO is tools/demo.sh: the README's quick start, run once as root.
 #
 # EXPECT says what this kernel must give: "landlock=N sockets=supervised"
 # (the words its enforcement line must hold), or "refused:TEXT" (every
@@ -14,7 +16,7 @@
 # (user.max_user_namespaces=0): no namespace at all, the metadata waived
 # (--waive metadata), Landlock's errnos where the view's were.
 set -u
-RUN_SRC=$1 FIX_SRC=$2 EXPECT=$3
+RUN_SRC=$1 FIX_SRC=$2 EXPECT=$3 DEMO=${4:-}
 B=/var/tmp/kmatrix
 RUN=$B/bin/confine-run FIX=$B/bin/fixture
 passed=0 failed=0
@@ -144,6 +146,15 @@ case_a_descendant_left_is_uncertain() {
 	want 123
 }
 
+# The README's quick start (tools/demo: five jobs, each settled as it
+# must be), as a user of this kernel would run it.
+case_the_readmes_demo() {
+	sh "$DEMO" "$RUN" >"$W/out" 2>"$W/err" </dev/null ||
+		fail "the demo failed: $(tail -n 5 "$W/out") $(cat "$W/err")"
+	grep -q '^demo: every job settled as expected$' "$W/out" ||
+		fail "the demo said: $(tail -n 3 "$W/out")"
+}
+
 case_a_compiler_runs() {
 	printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' >"$O/h.c"
 	cr -- /usr/bin/cc -o "$S/h" "$O/h.c"
@@ -181,6 +192,7 @@ main() {
 		    a_descendant_left_is_uncertain a_compiler_runs; do
 			case_ "$who" "$c"
 		done
+		[ "$who" = root ] && [ -n "$DEMO" ] && case_ root the_readmes_demo
 	done
 	printf '%d passed, %d failed\n' "$passed" "$failed"
 	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -28,6 +28,6 @@ status=0
 for k in ${*:-5.10 6.1 6.12}; do
 	printf 'kernels: %s\n' "$k"
 	tools/kernels run -t 1200 "$k" -- sh "$PWD/tests/kernels/matrix.sh" \
-	    "$run" "$fix" "$(expect "$k")" || status=1
+	    "$run" "$fix" "$(expect "$k")" "$PWD/tools/demo.sh" || status=1
 done
 exit "$status"
