@@ -13,6 +13,7 @@
 #include <netpacket/packet.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/shm.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
@@ -974,6 +975,42 @@ cmd_tree(int argc, char **argv)
 	sleep_ms(60000);
 	return 0;
 }
+
+/*
+ * hold KEY PORT NAME MS: a neighbour's objects, held for MS: a SysV
+ * segment of KEY (hex), a TCP listener on 127.0.0.1:PORT and a stream
+ * listener at the abstract unix NAME; "ready" printed once all three
+ * are there.
+ */
+static int
+cmd_hold(int argc, char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char name[108];
+	int t, u, one = 1;
+
+	if (argc < 6 || strlen(argv[4]) + 2 > sizeof(name))
+		return 125;
+	if (shmget((key_t)strtoul(argv[2], NULL, 16), 4096, IPC_CREAT | 0600) < 0)
+		return errno_exit("shmget");
+	t = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	len = addr_of(AF_INET, argv[3], &ss);
+	if (t < 0 || setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &one,
+	    sizeof(one)) != 0 || bind(t, (struct sockaddr *)&ss, len) != 0 ||
+	    listen(t, 8) != 0)
+		return errno_exit("tcp listener");
+	snprintf(name, sizeof(name), "@%s", argv[4]);
+	u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	len = addr_of(AF_UNIX, name, &ss);
+	if (u < 0 || bind(u, (struct sockaddr *)&ss, len) != 0 ||
+	    listen(u, 8) != 0)
+		return errno_exit("abstract listener");
+	printf("ready\n");
+	fflush(stdout);
+	sleep_ms(atol(argv[5]));
+	return 0;
+}
 #endif /* __linux__ */
 
 static const struct {
@@ -1034,6 +1071,7 @@ static const struct {
 	{ "lease", cmd_lease },
 	{ "stop", cmd_stop },
 	{ "tree", cmd_tree },
+	{ "hold", cmd_hold },
 	{ "meta", probe_meta },
 	{ "setid", probe_setid },
 	{ "host", probe_host },

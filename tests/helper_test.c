@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -172,6 +173,96 @@ network_is_its_own_or_refused(void **state)
 	hu_free(&j);
 	assert_int_equal(tu_accept_now(fd), -1);
 	close(fd);
+	free(scratch);
+}
+
+/* One probe of b's, as a job of c's: its exit code (the errno it got). */
+static int
+neighbour_probe(struct confine *c, const char *scratch, bool none, ...)
+{
+	struct hu_job j;
+	const char *args[8];
+	size_t n = 0;
+	va_list ap;
+	int code;
+
+	va_start(ap, none);
+	while (n < 7 && (args[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	hu_init(&j, scratch, args[0], args[1], args[2], args[3], args[4],
+	    args[5], NULL);
+	if (none)
+		j.spec.backend = CONFINE_BACKEND_NONE;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome == CONFINE_UNCERTAIN, 0);
+	code = j.r.exit_code;
+	hu_free(&j);
+	return code;
+}
+
+/*
+ * Two jobs of one helper at once: the second finds nothing of the
+ * first's, its SysV segment, its TCP listener, its abstract unix name or
+ * its process, where jobs have namespaces of their own (on the paths
+ * without, the first may make none of them: EPERM); with backend none,
+ * both in the host's, it finds each of them.
+ */
+static void
+jobs_of_one_helper_are_strangers(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch"), key[16], port[16], name[48];
+	char line[64], host[24], at[56];
+	bool ns = tu_path_init(), sockets = ns && tu_kernel_at_least(5, 19);
+	struct hu_job a;
+	bool none;
+	int fd, k;
+
+	for (k = 0; k < 2; k++) {
+		none = k == 0;
+		snprintf(key, sizeof(key), "%x", 0x5c000000u | ((unsigned)getpid() & 0xffff) << 4 | (unsigned)k);
+		snprintf(name, sizeof(name), "confine-neighbour-%ld-%d", (long)getpid(), k);
+		snprintf(at, sizeof(at), "@%s", name);
+		snprintf(port, sizeof(port), "%d", tu_listening_port(&fd));
+		close(fd);
+		hu_init(&a, scratch, "hold", key, port, name, "60000", NULL);
+		if (none)
+			a.spec.backend = CONFINE_BACKEND_NONE;
+		if (!none && !ns) {
+			/* In the host's namespaces it may make none of them. */
+			assert_int_equal(hu_run(C(state), &a), 0);
+			assert_int_equal(a.r.exit_code, EPERM);
+			hu_free(&a);
+			continue;
+		}
+		assert_int_equal(hu_spawn(C(state), &a), 0);
+		snprintf(host, sizeof(host), "%ld",
+		    (long)tu_read_line_pid(a.outfd, line, sizeof(line)));
+		assert_string_equal(line, "ready");
+		assert_int_equal(neighbour_probe(C(state), scratch, none, "ipc",
+		    "shm-find", key, NULL), none ? 0 : ns ? ENOENT : EPERM);
+		assert_int_equal(neighbour_probe(C(state), scratch, none,
+		    "connect", port, NULL), none ? 0 : sockets ? ECONNREFUSED :
+		    EPERM);
+		assert_int_equal(neighbour_probe(C(state), scratch, none, "net",
+		    "unix", "stream", "connect", at, NULL), none ? 0 : sockets ?
+		    ECONNREFUSED : EPERM);
+		assert_int_equal(neighbour_probe(C(state), scratch, none, "kill",
+		    host, "0", NULL), none ? 0 : ns ? ESRCH : EPERM);
+		assert_int_equal(confine_cancel(a.job), 0);
+		assert_int_equal(hu_wait(&a), 0);
+		assert_int_equal(a.r.outcome, CONFINE_CANCELLED);
+		hu_free(&a);
+		/* Backend none's segment is the host's, to remove; a job's
+		 * of its own IPC namespace went with it. */
+		if (none)
+			assert_int_equal(shmctl(shmget((key_t)strtoul(key, NULL,
+			    16), 0, 0), IPC_RMID, NULL), 0);
+		else
+			assert_int_equal(shmget((key_t)strtoul(key, NULL, 16), 0,
+			    0), -1);
+	}
 	free(scratch);
 }
 
@@ -1081,6 +1172,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest per_mode[] = {
 		PER_MODE(completed_writes_inside_and_is_denied_outside),
 		PER_MODE(network_is_its_own_or_refused),
+		PER_MODE(jobs_of_one_helper_are_strangers),
 		PER_MODE(the_job_says_what_was_enforced),
 		PER_MODE(exit_codes_signals_and_exec_errors),
 		PER_MODE(deadline_cancels_and_descendants_are_uncertain),
