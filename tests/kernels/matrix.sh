@@ -168,7 +168,7 @@ main() {
 	mkdir -p "$B/bin" && chmod 755 "$B" "$B/bin" &&
 	    cp "$RUN_SRC" "$B/bin/confine-run" && cp "$FIX_SRC" "$B/bin/fixture" &&
 	    cp "$0" "$B/matrix.sh" && chmod 755 "$B/matrix.sh" &&
-	    cp "$(dirname "$0")/../listen_once.sh" "$B/bin/listen_once.sh" &&
+	    cp "$(dirname "$0")/listen_once.sh" "$B/bin/listen_once.sh" &&
 	    . "$B/bin/listen_once.sh" ||
 		{ echo "matrix: cannot copy the binaries"; exit 1; }
 	MATRIX=$B/matrix.sh

@@ -22,12 +22,18 @@ expect() {
 
 bazel build //tools:confine-run //tests:fixture >/dev/null 2>&1 ||
 	{ echo "kernels: bazel build failed"; exit 1; }
-run=$(realpath bazel-bin/tools/confine-run)
-fix=$(realpath bazel-bin/tests/fixture)
+# What the guest runs, copied in (tools/kernels -f): the checkout may lie
+# where the guest sees its own /tmp, /var/tmp or /run.
+stage=$(mktemp -d) || exit 1
+trap 'rm -rf "$stage"' EXIT
+cp bazel-bin/tools/confine-run bazel-bin/tests/fixture tests/kernels/matrix.sh \
+    tests/listen_once.sh tools/demo.sh "$stage/" || exit 1
+F=/mnt/files
 status=0
 for k in ${*:-5.10 6.1 6.12}; do
 	printf 'kernels: %s\n' "$k"
-	tools/kernels run -t 1200 "$k" -- sh "$PWD/tests/kernels/matrix.sh" \
-	    "$run" "$fix" "$(expect "$k")" "$PWD/tools/demo.sh" || status=1
+	tools/kernels run -t 1200 -f "$stage" "$k" -- sh "$F/matrix.sh" \
+	    "$F/confine-run" "$F/fixture" "$(expect "$k")" "$F/demo.sh" ||
+	    status=1
 done
 exit "$status"
