@@ -89,7 +89,11 @@ static const unsigned long clone_new[] = {
 	CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
-/* Calls that name a process by number: only the caller's own (0). */
+/*
+ * Calls that name a process by number: only the caller's own (0), where
+ * the job shares the host's PID namespace. In one of its own a number is
+ * one of its own processes, but for 1, its init: only that is refused.
+ */
 static const char *const self_only[] = {
 	"sched_setaffinity", "sched_setscheduler", "sched_setparam",
 	"sched_setattr",
@@ -282,22 +286,30 @@ add_rules(scmp_filter_ctx ctx, bool own, bool net)
 		    seccomp_syscall_resolve_name("sendto"), 1,
 		    SCMP_A4_64(SCMP_CMP_NE, 0));
 	/*
-	 * Another process's limits and scheduling. A nonzero 64-bit value is
-	 * refused whatever its low half says; "which" is compared as the
-	 * 32-bit int the kernel reads.
+	 * Another process's limits and scheduling. In the host's PID
+	 * namespace a nonzero 64-bit value is refused whatever its low half
+	 * says; in its own, only its init (1), as the 32-bit pid the kernel
+	 * reads: the rest are its own processes (reach_test
+	 * its_own_processes_are_its_own). "which" is compared as the 32-bit
+	 * int the kernel reads; a whole user's processes are refused in both.
 	 */
 	for (i = 0; rc == 0 && i < NELEM(self_only); i++)
-		rc = RULE(ctx, self_only[i], SCMP_A0_64(SCMP_CMP_NE, 0));
+		rc = own ? RULE(ctx, self_only[i], SCMP_A0_32(SCMP_CMP_EQ, 1)) :
+		    RULE(ctx, self_only[i], SCMP_A0_64(SCMP_CMP_NE, 0));
 	if (rc == 0)
-		rc = RULE(ctx, "prlimit64", SCMP_A0_64(SCMP_CMP_NE, 0),
+		rc = own ? RULE(ctx, "prlimit64", SCMP_A0_32(SCMP_CMP_EQ, 1),
+		    SCMP_A2_64(SCMP_CMP_NE, 0)) :
+		    RULE(ctx, "prlimit64", SCMP_A0_64(SCMP_CMP_NE, 0),
 		    SCMP_A2_64(SCMP_CMP_NE, 0));
 	if (rc == 0)
-		rc = RULE(ctx, "setpriority", SCMP_A1_64(SCMP_CMP_NE, 0));
+		rc = own ? RULE(ctx, "setpriority", SCMP_A1_32(SCMP_CMP_EQ, 1)) :
+		    RULE(ctx, "setpriority", SCMP_A1_64(SCMP_CMP_NE, 0));
 	if (rc == 0)
 		rc = RULE(ctx, "setpriority",
 		    SCMP_A0_32(SCMP_CMP_EQ, PRIO_USER));
 	if (rc == 0)
-		rc = RULE(ctx, "ioprio_set", SCMP_A1_64(SCMP_CMP_NE, 0));
+		rc = own ? RULE(ctx, "ioprio_set", SCMP_A1_32(SCMP_CMP_EQ, 1)) :
+		    RULE(ctx, "ioprio_set", SCMP_A1_64(SCMP_CMP_NE, 0));
 	if (rc == 0)
 		rc = RULE(ctx, "ioprio_set", SCMP_A0_32(SCMP_CMP_EQ, 3));
 	return rc;  /* 3: IOPRIO_WHO_USER, which glibc does not define */

@@ -1074,8 +1074,16 @@ its_own_processes_are_its_own(void **state)
 		PAIR(d, 0, 0, "proc", self[i], "self");
 	for (i = 0; i < NELEM(child); i++)
 		PAIR(d, 0, 0, "proc", child[i], "child");
-	/* By number, even a child of its own: the filter sees only numbers. */
-	PAIR(d, 0, EPERM, "proc", "prlimit", "child");
+	/*
+	 * By number: in its own PID namespace, a child of its own, each
+	 * control; in the host's, not even that (the filter sees only
+	 * numbers). Its init, pid 1 there, never: EPERM.
+	 */
+	for (i = 0; i < NELEM(self); i++) {
+		PAIR(d, 0, jr_env.ns ? 0 : EPERM, "proc", self[i], "child");
+		assert_int_equal(PROBE(LL, d->scratch, "proc", self[i], "1"),
+		    EPERM);
+	}
 }
 
 /* ---- privilege through exec (the unprivileged run) ---- */
