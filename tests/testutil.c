@@ -574,6 +574,29 @@ own_path(const char *controller)
 }
 
 /* Into a fresh test.<pid> beside our cgroup of one hierarchy. */
+/*
+ * A cgroup directory and those beneath it, deepest first: each goes only
+ * if nothing is in it (rmdir refuses a cgroup with processes).
+ */
+static void
+cgroup_rmtree(const char *dir)
+{
+	char sub[1400];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		cgroup_rmtree(sub);
+	}
+	if (d != NULL)
+		closedir(d);
+	(void)rmdir(dir);
+}
+
 static bool
 own_in(int i, const char *controller)
 {
@@ -585,7 +608,15 @@ own_in(int i, const char *controller)
 		snprintf(parent, sizeof(parent), "%s%s", mnt,
 		    strcmp(own, "/") == 0 ? "" : own);
 		snprintf(dir, sizeof(dir), "%s/test.%ld", parent, test_id());
-		if (mkdir(dir, 0755) == 0 && write_pid(dir)) {
+		/*
+		 * One of a run that was killed, whose pid this is again:
+		 * removed where it is empty, rather than this run failing.
+		 */
+		if (mkdir(dir, 0755) != 0 && errno == EEXIST) {
+			cgroup_rmtree(dir);
+			(void)mkdir(dir, 0755);
+		}
+		if (access(dir, F_OK) == 0 && write_pid(dir)) {
 			own_parent[i] = strdup(parent);
 			own_dir[i] = strdup(dir);
 			ok = own_parent[i] != NULL && own_dir[i] != NULL;
