@@ -886,12 +886,17 @@ on_forked(struct job *j, const struct shep_rec *r, int64_t now)
 /*
  * What a job refused because its confinement could not be applied says:
  * a resource the helper ran out of (descriptors, memory, processes) as
- * itself, the job worth retrying later; anything else -ENOTSUP.
+ * itself, the job worth retrying later; anything else -ENOTSUP. The
+ * seccomp listener passed at the descriptor limit can meet
+ * ETOOMANYREFS (more descriptors in flight for the user than the limit):
+ * out of descriptors too.
  */
 static int
 not_applied(int err)
 {
 	switch (err) {
+	case ETOOMANYREFS:
+		return -EMFILE;
 	case EMFILE:
 	case ENFILE:
 	case ENOMEM:
