@@ -114,19 +114,24 @@ host_and_helper_killed_at_once_with_a_hundred_jobs(void **state)
 
 /*
  * Out of descriptors, a spawn is refused, EMFILE, wherever the descriptors
- * ran out (the helper's, or the job's as it was being confined); the
- * helper goes on serving.
+ * ran out (the helper's, or the job's as it was being confined: at so low
+ * a limit the first job may meet it already, when the user has more
+ * descriptors in flight than that, another suite's beside this one); the
+ * helper goes on serving, its limit given back.
  */
 static void
 helper_out_of_descriptors_refuses_and_recovers(void **state)
 {
 	static struct hu_job j[64];
-	struct rlimit rl = { 24, 24 };
+	struct rlimit rl = { 24, 24 }, was;
 	struct confine *c;
 	int i, n, rc = 0;
 
 	(void)state;
 	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
+	assert_int_equal(prlimit(confine_helper_pid(c), RLIMIT_NOFILE, NULL,
+	    &was), 0);
+	rl.rlim_max = was.rlim_max;  /* the soft limit: it can be given back */
 	assert_int_equal(prlimit(confine_helper_pid(c), RLIMIT_NOFILE, &rl,
 	    NULL), 0);
 	for (n = 0; n < 64; n++) {
@@ -138,7 +143,7 @@ helper_out_of_descriptors_refuses_and_recovers(void **state)
 	if (rc != -EMFILE)
 		print_message("refused otherwise: %s\n", confine_error_message());
 	assert_int_equal(rc, -EMFILE);
-	assert_true(n > 0 && n < 64);
+	assert_true(n < 64);
 	hu_free(&j[n]);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(confine_cancel(j[i].job), 0);
@@ -146,6 +151,8 @@ helper_out_of_descriptors_refuses_and_recovers(void **state)
 		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
 		hu_free(&j[i]);
 	}
+	assert_int_equal(prlimit(confine_helper_pid(c), RLIMIT_NOFILE, &was,
+	    NULL), 0);
 	completes(c);
 	confine_close(c);
 }

@@ -877,6 +877,13 @@ ipc_objects_are_its_own_or_refused(void **state)
 	snprintf(hex2, sizeof(hex2), "%x", (unsigned)key + 1);
 	snprintf(mq, sizeof(mq), "/confine-reach-%ld", (long)getpid());
 	snprintf(mq2, sizeof(mq2), "/confine-reach-%ld-job", (long)getpid());
+	/* A killed run's, of this pid, gone first. */
+	if ((id = shmget(key, 0, 0)) >= 0)
+		(void)shmctl(id, IPC_RMID, NULL);
+	if ((id = shmget(key + 1, 0, 0)) >= 0)
+		(void)shmctl(id, IPC_RMID, NULL);
+	(void)syscall(SYS_mq_unlink, mq + 1);
+	(void)syscall(SYS_mq_unlink, mq2 + 1);
 	/* The host's, found unconfined only. */
 	id = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0666);
 	assert_true(id >= 0);
@@ -919,6 +926,9 @@ shm_and_ptys_are_its_own_or_refused(void **state)
 	snprintf(host, sizeof(host), "/dev/shm/confine-reach-%ld", (long)getpid());
 	snprintf(job, sizeof(job), "/dev/shm/confine-reach-%ld-job",
 	    (long)getpid());
+	/* A killed run's, of this pid, gone first. */
+	(void)unlink(host);
+	(void)unlink(job);
 	jr_put(host, "host\n");
 	assert_int_equal(chmod(host, 0644), 0);
 	PAIR(d, 0, jr_env.ns ? ENOENT : 0, "stat", host);
