@@ -175,24 +175,10 @@ confine_caps(const struct child_plan *p)
 static int
 send_listener(int errfd, int listener)
 {
-	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	ssize_t n;
+	ssize_t n = fd_send_with(errfd, "L", 1, &listener, 1);
 
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &listener, sizeof(int));
-	do
-		n = sendmsg(errfd, &m, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	close(listener);
-	return n == 1 ? 0 : -errno;
+	return n == 1 ? 0 : n < 0 ? (int)n : -EIO;
 }
 #endif
 

@@ -179,28 +179,21 @@ static ssize_t
 read_errp(struct shep *s, unsigned char *buf, size_t len)
 {
 #ifdef __linux__
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { buf, len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
+	size_t nfds;
 	ssize_t n;
-	int fd;
+	int fd, excess;
 
 	if (!s->supervised)
 		return read(s->errp, buf, len);
-	n = recvmsg(s->errp, &m, MSG_CMSG_CLOEXEC);
+	n = fd_recv_with(s->errp, buf, len, 0, &fd, 1, &nfds, &excess);
 	/* At our descriptor limit the kernel drops what was passed. */
-	if (n > 0 && (m.msg_flags & MSG_CTRUNC))
+	if (n > 0 && excess)
 		s->listener_lost = true;
-	for (c = CMSG_FIRSTHDR(&m); n > 0 && c != NULL; c = CMSG_NXTHDR(&m, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-			if (s->listener >= 0)
-				close(s->listener);
-			s->listener = fd;
-		}
+	if (n > 0 && nfds == 1) {
+		if (s->listener >= 0)
+			close(s->listener);
+		s->listener = fd;
+	}
 	return n;
 #else
 	return read(s->errp, buf, len);
