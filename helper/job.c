@@ -403,8 +403,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	 */
 #ifdef __linux__
 	p.child.own_session = !env->group_proof_only;
-	j->init = rc == 0 && env->ns && !env->group_proof_only &&
-	    p.child.backend == CONFINE_BACKEND_LANDLOCK;
+	j->init = rc == 0 && plan_own_namespaces(&p, env);
 	if (j->init) {
 		p.child.in_init = true;
 		p.child.init_userns = env->self.uid != 0;

@@ -399,18 +399,12 @@ canonical_device(const char *path, char **out)
 	return permitted(*out, W_OK);
 }
 
-#ifdef __linux__
-/*
- * Whether the job will have namespaces of its own (job.c starts it under
- * its init exactly then).
- */
-static bool
-own_namespaces(const struct plan *p, const struct job_env *env)
+bool
+plan_own_namespaces(const struct plan *p, const struct job_env *env)
 {
 	return env->ns && !env->group_proof_only &&
 	    p->child.backend == CONFINE_BACKEND_LANDLOCK;
 }
-#endif
 
 /* Whether the backend can confine here; nothing is made yet. */
 static int
@@ -438,7 +432,7 @@ plan_backend(struct plan *p, const struct confine_spec *s, const struct job_env 
 		 * reads. Without namespaces, nothing else scopes signals:
 		 * ABI 6 or the job is refused.
 		 */
-		if (!own_namespaces(p, env)) {
+		if (!plan_own_namespaces(p, env)) {
 			if (s->flags & CONFINE_REQUIRE_NAMESPACES)
 				REFUSE_OP(-ENOTSUP, "namespaces of its own were "
 				    "required, and none can be made here",

@@ -57,6 +57,13 @@ struct plan {
 };
 
 /*
+ * Whether the job has namespaces of its own, under an init that makes
+ * them (ns.h): where the helper can make them, for a Landlock job. What
+ * the plan checks is checked for that, and job.c starts it so then.
+ */
+bool plan_own_namespaces(const struct plan *p, const struct job_env *env);
+
+/*
  * Every check that can refuse the job; nothing is written by it. Returns
  * 0, or -errno with *why (see job_start).
  */
