@@ -192,20 +192,28 @@ jr_run_intruder(struct jr *j, void (*join)(long pid, long pgid))
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+void
+jr_init_args(struct jr *j, enum confine_backend backend, const char *scratch,
+    const char *const *args)
+{
+	size_t n = 1;
+
+	jr_init(j, backend, scratch, NULL);
+	while (args[n - 1] != NULL && n < 15) {
+		j->argv[n] = args[n - 1];
+		n++;
+	}
+	j->argv[n] = NULL;
+}
+
 int
 jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
     const struct ident *peer, const char *const *args)
 {
 	struct jr j;
-	size_t n = 1;
 	int rc;
 
-	jr_init(&j, b, scratch, NULL);
-	while (args[n - 1] != NULL && n < 15) {
-		j.argv[n] = args[n - 1];
-		n++;
-	}
-	j.argv[n] = NULL;
+	jr_init_args(&j, b, scratch, args);
 	j.spec.stdin_fd = stdin_fd;
 	j.peer = peer;
 	jr_run(&j);

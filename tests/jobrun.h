@@ -60,6 +60,9 @@ enum confine_proof jr_proof(void);
 /* The fixture with args (NULL-terminated) under backend, in scratch. */
 void jr_init(struct jr *j, enum confine_backend backend, const char *scratch,
     ...);
+/* The same with args as an array (NULL-terminated, at most 14). */
+void jr_init_args(struct jr *j, enum confine_backend backend,
+    const char *scratch, const char *const *args);
 /* Runs it, capturing stdout unless fd[1] was set. */
 void jr_run(struct jr *j);
 void jr_run_env(struct jr *j, const struct job_env *env);

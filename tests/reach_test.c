@@ -760,15 +760,9 @@ probe_with(const struct job_env *env, const char *scratch,
     const char *const *args)
 {
 	struct jr j;
-	size_t n = 1;
 	int rc;
 
-	jr_init(&j, LL, scratch, NULL);
-	while (args[n - 1] != NULL && n < 15) {
-		j.argv[n] = args[n - 1];
-		n++;
-	}
-	j.argv[n] = NULL;
+	jr_init_args(&j, LL, scratch, args);
 	jr_run_env(&j, env);
 	rc = j.rc != 0 ? -1 : j.r.reason == CONFINE_REASON_SIGNAL ?
 	    JR_SIG(j.r.signal) : j.r.exit_code;

@@ -92,15 +92,10 @@ probe(const struct dirs *d, enum confine_backend b, bool narrow, bool system,
 {
 	const char *all[8];
 	struct jr j;
-	size_t n = 1, k = 0;
+	size_t k = 0;
 	int rc;
 
-	jr_init(&j, b, d->scratch, NULL);
-	while (args[n - 1] != NULL && n < 15) {
-		j.argv[n] = args[n - 1];
-		n++;
-	}
-	j.argv[n] = NULL;
+	jr_init_args(&j, b, d->scratch, args);
 	all[k++] = d->reads[0];
 	while (reads != NULL && *reads != NULL && k < 7)
 		all[k++] = *reads++;
