@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/fd.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 
@@ -361,14 +362,20 @@ a_fresh_root_is_the_clients(void **state)
 	struct hu_job j;
 	struct stat st;
 	char *root;
+	int gate[2];
 
 	(void)state;
-	job_init(&j, w.scratch_a, "write", "f");
+	/* The job waits on the gate: the root is there until we open it. */
+	assert_int_equal(fd_pipe(gate), 0);
+	job_init(&j, w.scratch_a, "cat", NULL);
 	j.spec.flags = CONFINE_FRESH_SCRATCH;
+	j.spec.stdin_fd = gate[0];
 	assert_int_equal(hu_spawn(c, &j), 0);
+	close(gate[0]);
 	root = strdup(confine_job_scratch(j.job));
 	assert_int_equal(stat(root, &st), 0);
 	assert_int_equal(st.st_uid, w.a);
+	close(gate[1]);
 	assert_int_equal(hu_wait(&j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
 	assert_false(tu_exists(root));
