@@ -170,15 +170,36 @@ confine_caps(const struct child_plan *p)
 #ifdef __linux__
 /*
  * The filter's listener to the job's init, on errfd (a seqpacket socket
- * then): one byte and the descriptor. Ours is closed after.
+ * then): its number, for the init to take (pidfd_getfd), then we wait for
+ * its word. Not by SCM_RIGHTS: sendmsg is one of the calls the filter
+ * now sends to that very listener, which no one would answer. Ours is
+ * closed after.
  */
 static int
 send_listener(int errfd, int listener)
 {
-	ssize_t n = fd_send_with(errfd, "L", 1, &listener, 1);
+	unsigned char msg[1 + sizeof(int)] = { 'L' };
+	ssize_t n;
+	char word;
 
+	/*
+	 * Ours to take: this copy of the init's memory came with the init's
+	 * "not dumpable", which an init without capabilities (a user
+	 * namespace's, as another uid) could not get past. An exec would make
+	 * us dumpable as well; our memory is no longer the init's.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) {
+		close(listener);
+		return -errno;
+	}
+	memcpy(msg + 1, &listener, sizeof(int));
+	n = write(errfd, msg, sizeof(msg));
+	if (n == (ssize_t)sizeof(msg))
+		do
+			n = read(errfd, &word, 1);
+		while (n < 0 && errno == EINTR);
 	close(listener);
-	return n == 1 ? 0 : n < 0 ? (int)n : -EIO;
+	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
 }
 #endif
 
@@ -362,6 +383,8 @@ child_exec(const struct child_plan *p, int errfd)
  * 5.7): no migration write, whose RCU wait made the tail of a start. The
  * child runs only the child's setup, which needs nothing of what fork()
  * fixes up in libc and only what it may share with its suspended parent.
+ * The one exception: a child that hands its init its filter's listener
+ * waits for the init's word, so it is a plain copy, not held for.
  *
  * The CLONE_VM start is x86-64 only (a CLONE_VM child cannot return into
  * libc from clone3, so it takes a trampoline), and not under sanitizers,
@@ -431,6 +454,14 @@ child_start(const struct child_plan *plan, int errfd)
 #endif
 
 #ifdef HAVE_CLONE3
+	/*
+	 * A child that hands its filter's listener to us waits for our word
+	 * before it execs (send_listener): it must neither hold us back
+	 * (CLONE_VFORK) nor share our memory meanwhile.
+	 */
+	bool hands_over = plan->backend == CONFINE_BACKEND_LANDLOCK &&
+	    plan->seccomp != NULL && plan->seccomp->listener;
+
 	memset(&ca, 0, sizeof(ca));
 	ca.exit_signal = SIGCHLD;
 	if (plan->cg_dir >= 0) {
@@ -440,8 +471,9 @@ child_start(const struct child_plan *plan, int errfd)
 		mine.cg_procs[0] = -1;
 	}
 #ifdef HAVE_CLONE_VM
-	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	stack = hands_over ? MAP_FAILED : mmap(NULL, CHILD_STACK,
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+	    -1, 0);
 	if (stack != MAP_FAILED) {
 		ca.flags |= CLONE_VM | CLONE_VFORK;
 		ca.stack = (uint64_t)(uintptr_t)stack;
@@ -460,7 +492,8 @@ child_start(const struct child_plan *plan, int errfd)
 		}
 	}
 #endif
-	ca.flags |= CLONE_VFORK;
+	if (!hands_over)
+		ca.flags |= CLONE_VFORK;
 	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid == 0)
 		child_exec(&mine, errfd);

@@ -50,7 +50,7 @@ static const struct {
 	[OP_MOUNT_SHM] = { "mount namespace", "mount(tmpfs, /dev/shm)" },
 	[OP_SECCOMP_LISTENER] = { "seccomp",
 	    "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)" },
-	[OP_SUPERVISE] = { "seccomp", "recvmsg(listener)" },
+	[OP_SUPERVISE] = { "seccomp", "pidfd_getfd(listener)" },
 	[OP_LANDLOCK_ABI] = { "landlock",
 	    "landlock_create_ruleset(LANDLOCK_CREATE_RULESET_VERSION)" },
 };

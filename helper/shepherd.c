@@ -111,7 +111,7 @@ struct shep {
 #ifdef __linux__
 	bool supervised;   /* the job's filter sends us its listener */
 	int listener;      /* received with the exec result, or -1 */
-	bool listener_lost; /* sent, but no descriptor was left for it */
+	int listener_err;  /* -errno: named, but not ours to take */
 	struct sup sup;    /* its calls, made (supervise.h) */
 #endif
 };
@@ -148,7 +148,7 @@ start_supervising(struct shep *s, struct shep_rec *r)
 {
 	const struct child_plan *p = the_plan;
 	struct sup_creds c = { .uid = p->init_uid, .gid = p->init_gid };
-	int rc = s->listener_lost ? -EMFILE : -EPROTO;
+	int rc = s->listener_err != 0 ? s->listener_err : -EPROTO;
 
 	/* A client's job, of a root helper's: its credentials. */
 	if (p->become != NULL) {
@@ -172,29 +172,33 @@ start_supervising(struct shep *s, struct shep_rec *r)
 
 /*
  * One message of the exec-error channel: a pipe's bytes, or where the job
- * sends us its listener first, a seqpacket socket's message, the listener
- * kept from it.
+ * names its filter's listener first, a seqpacket socket's message. That
+ * one is taken from the job (pidfd_getfd), and the job told to go on.
  */
 static ssize_t
 read_errp(struct shep *s, unsigned char *buf, size_t len)
 {
 #ifdef __linux__
-	size_t nfds;
-	ssize_t n;
-	int fd, excess;
+	ssize_t n = read(s->errp, buf, len);
+	int num, pidfd, fd;
 
-	if (!s->supervised)
-		return read(s->errp, buf, len);
-	n = fd_recv_with(s->errp, buf, len, 0, &fd, 1, &nfds, &excess);
-	/* At our descriptor limit the kernel drops what was passed. */
-	if (n > 0 && excess)
-		s->listener_lost = true;
-	if (n > 0 && nfds == 1) {
+	if (!s->supervised || n != 1 + (ssize_t)sizeof(int) || buf[0] != 'L')
+		return n;
+	memcpy(&num, buf + 1, sizeof(int));
+	if ((pidfd = (int)syscall(SYS_pidfd_open, s->job, 0)) < 0 ||
+	    (fd = (int)syscall(SYS_pidfd_getfd, pidfd, num, 0)) < 0) {
+		s->listener_err = -errno;
+	} else {
 		if (s->listener >= 0)
 			close(s->listener);
 		s->listener = fd;
 	}
-	return n;
+	if (pidfd >= 0)
+		close(pidfd);
+	/* Gone meanwhile: its EOF, or its record, comes next all the same. */
+	if (write(s->errp, "", 1) != 1)
+		s->listener_err = s->listener_err != 0 ? s->listener_err : -EPIPE;
+	return 1;
 #else
 	return read(s->errp, buf, len);
 #endif
