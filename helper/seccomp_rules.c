@@ -75,9 +75,12 @@ static const char *const shared_net[] = { "socket", "connect", "listen" };
  * which makes them itself on the job's socket with the address it read
  * and checked: a pathname socket outside the job's own trees, and any
  * socket it was lent from the host's namespace, stay out of reach.
- * (sendto, with an address only: below.)
+ * sendmsg and sendmmsg go whole, address or not: theirs is in memory, out
+ * of a filter's reach, and the init sends what it read, descriptors and
+ * all. (sendto, with an address only: below.)
  */
-static const char *const supervised[] = { "connect", "bind", "listen" };
+static const char *const supervised[] = { "connect", "bind", "listen",
+	"sendmsg", "sendmmsg" };
 
 /* The families of its own sockets there: AF_UNIX, AF_INET, AF_INET6 and
  * AF_NETLINK; the rest, up to AF_MAX and beyond, refused. */
@@ -153,13 +156,26 @@ add_setid_rules(scmp_filter_ctx ctx)
 }
 
 /*
- * Sockets of its own in a network namespace of its own: unix stream and
- * seqpacket ones (a datagram one could send to any pathname socket by
- * sendmsg, whose address is out of a filter's reach), IPv4 and IPv6 of
- * any type (its own loopback is all there is; raw ones need a capability
- * it has not), and routing netlink (its own interfaces). Every other
- * family, type or protocol is refused.
+ * Sockets of its own in a network namespace of its own: unix stream,
+ * seqpacket and datagram ones (SOCK_RAW is a datagram one to the kernel;
+ * every address they send to their init checks, sendmsg's too), IPv4 and
+ * IPv6 of any type (its own loopback is all there is; raw ones need a
+ * capability it has not), and routing netlink (its own interfaces). Every
+ * other family, type or protocol is refused.
  */
+/*
+ * The unix socket types a job may make, the low four bits of the type
+ * (SOCK_TYPE_MASK): stream and seqpacket ones address nothing once
+ * connected; datagram ones (SOCK_RAW too, a datagram one to the kernel)
+ * only where their init makes every send with an address.
+ */
+static bool
+unix_type_ok(unsigned t, bool net)
+{
+	return t == SOCK_STREAM || t == SOCK_SEQPACKET ||
+	    (net && (t == SOCK_DGRAM || t == SOCK_RAW));
+}
+
 static int
 add_socket_rules(scmp_filter_ctx ctx)
 {
@@ -173,7 +189,7 @@ add_socket_rules(scmp_filter_ctx ctx)
 	if (rc == 0)
 		rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_GE, FAMILIES_KNOWN));
 	for (t = 0; rc == 0 && t < 16; t++)
-		if (t != SOCK_STREAM && t != SOCK_SEQPACKET)
+		if (!unix_type_ok(t, true))
 			rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
 			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, t));
 	if (rc == 0)
@@ -242,16 +258,17 @@ add_rules(scmp_filter_ctx ctx, bool own, bool net)
 	}
 	/*
 	 * A pair of the job's own unix sockets, stream or seqpacket: connected
-	 * to each other, they address nothing else. Every other type is
-	 * refused, not only SOCK_DGRAM: the kernel makes SOCK_RAW a datagram
-	 * pair too, and a datagram one could send to any socket by its name
-	 * (sendmsg's address is out of reach). The type is the low four bits
-	 * (SOCK_TYPE_MASK), so these sixteen values are all there are.
+	 * to each other, they address nothing else. A datagram pair could
+	 * send to any socket by its name, and sendmsg's address is out of a
+	 * filter's reach: only where its init makes every such send. Every
+	 * other type is refused, not only SOCK_DGRAM: the kernel makes
+	 * SOCK_RAW a datagram pair too. The type is the low four bits, so
+	 * these sixteen values are all there are.
 	 */
 	if (rc == 0)
 		rc = RULE(ctx, "socketpair", SCMP_A0_64(SCMP_CMP_NE, AF_UNIX));
 	for (i = 0; rc == 0 && i < 16; i++)
-		if (i != SOCK_STREAM && i != SOCK_SEQPACKET)
+		if (!unix_type_ok((unsigned)i, net))
 			rc = RULE(ctx, "socketpair",
 			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, i));
 	/*

@@ -30,6 +30,8 @@
 #define RETRY_MAX_NS (50 * 1000 * 1000)
 #define NOTIF_MAX 512       /* the kernel's notification, at most */
 #define RESP_MAX 256        /* and its answer */
+#define MSG_IOV_MAX 1024    /* a message's iovecs, sendmmsg's messages
+                               (the kernel's UIO_MAXIOV) */
 
 static int
 pidfd_open(pid_t pid)
@@ -185,14 +187,13 @@ status_field(pid_t tid, const char *name, int base)
 }
 
 /*
- * The job's descriptor fd, as ours: -errno, or GONE when the caller is
- * no more (and its pid may be another's).
+ * The calling process's pidfd: -EPERM, or GONE when the caller is no more
+ * (and its pid may be another's).
  */
 static int
-job_socket(const struct sup *s, const struct seccomp_notif *req, int fd)
+job_pidfd(const struct sup *s, const struct seccomp_notif *req)
 {
-	struct stat st;
-	int pidfd, sock, err;
+	int pidfd;
 	long tgid;
 
 	/*
@@ -211,15 +212,44 @@ job_socket(const struct sup *s, const struct seccomp_notif *req, int fd)
 		close(pidfd);
 		return GONE;
 	}
-	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	err = errno;
-	close(pidfd);
-	if (sock < 0)
-		return err == EBADF ? -EBADF : -EPERM;
-	if (fstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+	return pidfd;
+}
+
+/* The job's descriptor fd, as ours: -EBADF, or -EPERM. */
+static int
+job_fd(int pidfd, int fd)
+{
+	int ours = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+	if (ours < 0)
+		return errno == EBADF ? -EBADF : -EPERM;
+	return ours;
+}
+
+/* The job's descriptor fd, a socket, as ours: -errno. */
+static int
+socket_of(int pidfd, int fd)
+{
+	struct stat st;
+	int sock = job_fd(pidfd, fd);
+
+	if (sock >= 0 && (fstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode))) {
 		close(sock);
 		return -ENOTSOCK;
 	}
+	return sock;
+}
+
+/* The job's socket fd, as ours: -errno, or GONE. */
+static int
+job_socket(const struct sup *s, const struct seccomp_notif *req, int fd)
+{
+	int pidfd = job_pidfd(s, req), sock;
+
+	if (pidfd < 0)
+		return pidfd;
+	sock = socket_of(pidfd, fd);
+	close(pidfd);
 	return sock;
 }
 
@@ -262,7 +292,8 @@ wait_add(struct sup *s, enum sup_wait_kind kind, uint64_t id, int sock,
 	w->id = id;
 	w->sock = sock;
 	w->path = path;
-	memcpy(&w->addr, addr, len);
+	if (len > 0)
+		memcpy(&w->addr, addr, len);
 	w->len = len;
 	w->delay_ns = RETRY_FIRST_NS;
 	w->at_ns = clock_ns() + w->delay_ns;
@@ -326,20 +357,32 @@ connect_now(struct sup *s, const struct seccomp_notif *req, int sock,
 	return rc;
 }
 
-/* The caller's bytes to send, read now: how many, or -errno. */
-static ssize_t
-read_bytes(pid_t tid, uint64_t buf, size_t size, void *into)
+/* size bytes of thread tid's memory at at, read now: 0 or -EFAULT. */
+static int
+read_mem(pid_t tid, uint64_t at, size_t size, void *into)
 {
 	struct iovec local = { into, size };
-	struct iovec remote = { (void *)(uintptr_t)buf, size };
-	ssize_t n;
+	struct iovec remote = { (void *)(uintptr_t)at, size };
 
 	if (size == 0)
 		return 0;
-	n = (ssize_t)syscall(SYS_process_vm_readv, tid, &local, 1UL, &remote,
-	    1UL, 0UL);
-	return n == (ssize_t)size ? n : -EFAULT;
+	return syscall(SYS_process_vm_readv, tid, &local, 1UL, &remote, 1UL,
+	    0UL) == (long)size ? 0 : -EFAULT;
 }
+
+/* And written: sendmmsg's count of each message's bytes. */
+static int
+write_mem(pid_t tid, uint64_t at, const void *from, size_t size)
+{
+	struct iovec local = { (void *)(uintptr_t)from, size };
+	struct iovec remote = { (void *)(uintptr_t)at, size };
+
+	return syscall(SYS_process_vm_writev, tid, &local, 1UL, &remote, 1UL,
+	    0UL) == (long)size ? 0 : -EFAULT;
+}
+
+/* The bytes of one send, read at once: a sendto's, or a sendmsg's. */
+static char bytes[SUP_SEND_MAX];
 
 /*
  * sendto, never blocking us, nor raising SIGPIPE in us: the bytes sent,
@@ -347,15 +390,13 @@ read_bytes(pid_t tid, uint64_t buf, size_t size, void *into)
  */
 static int64_t
 send_now(struct sup *s, struct sup_wait *again, const struct seccomp_notif *req,
-    int sock, const struct sockaddr *addr, socklen_t len, uint64_t buf,
-    size_t size, int flags)
+    int sock, int path, const struct sockaddr *addr, socklen_t len,
+    uint64_t buf, size_t size, int flags)
 {
-	static char bytes[SUP_SEND_MAX];
 	pid_t tid = again != NULL ? again->tid : (pid_t)req->pid;
 	int type = 0, fl, err;
 	socklen_t tl = sizeof(type);
 	int64_t rc;
-	ssize_t n;
 
 	(void)getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl);
 	if (size > SUP_SEND_MAX) {
@@ -365,11 +406,11 @@ send_now(struct sup *s, struct sup_wait *again, const struct seccomp_notif *req,
 			return -EMSGSIZE;
 		size = SUP_SEND_MAX;
 	}
-	if ((n = read_bytes(tid, buf, size, bytes)) < 0)
-		return n;
+	if ((rc = read_mem(tid, buf, size, bytes)) < 0)
+		return rc;
 	fl = (flags & MSG_DONTWAIT) ? -1 : nonblocking(sock);
 	if ((rc = as_job(s)) == 0) {
-		rc = sendto(sock, bytes, (size_t)n, flags | MSG_NOSIGNAL, addr, len);
+		rc = sendto(sock, bytes, size, flags | MSG_NOSIGNAL, addr, len);
 		err = errno;
 		as_self(s);
 		rc = rc >= 0 ? rc : -err;
@@ -380,7 +421,7 @@ send_now(struct sup *s, struct sup_wait *again, const struct seccomp_notif *req,
 
 		if (s->nwait == SUP_PENDING)
 			return -EAGAIN;
-		w = wait_add(s, SUP_SEND_AGAIN, req->id, sock, -1, addr, len);
+		w = wait_add(s, SUP_SEND_AGAIN, req->id, sock, path, addr, len);
 		w->tid = (pid_t)req->pid;
 		w->buf = buf;
 		w->size = size;
@@ -464,31 +505,252 @@ bind_path(const struct sup *s, pid_t tid, int sock, const struct sockaddr *addr,
 	return rc;
 }
 
+union addr {
+	struct sockaddr sa;
+	struct sockaddr_un un;
+	struct sockaddr_storage ss;
+};
+
 /*
- * The call, made: 0 or -errno to answer, PENDING, or GONE; a sendto's
- * count of bytes sent in *val.
+ * Where a connect or a send goes, its address read: a unix pathname one
+ * becomes the inode it names, opened as the job's user (*target, O_PATH),
+ * as /proc/self/fd/N. 0 or -errno.
+ */
+static int
+destination(const struct sup *s, pid_t tid, int sock, union addr *addr,
+    socklen_t *len, int *target)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	char path[sizeof(addr->un.sun_path) + 1];
+	socklen_t olen = sizeof(int);
+	int domain = 0;
+
+	*target = -1;
+	(void)getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen);
+	if (domain != AF_UNIX || addr->sa.sa_family != AF_UNIX)
+		return 0;
+	/* The kernel's own answer to a unix address longer than one. */
+	if (*len > sizeof(struct sockaddr_un))
+		return -EINVAL;
+	if (*len <= off || addr->un.sun_path[0] == '\0')
+		return 0;
+	memcpy(path, addr->un.sun_path, *len - off);
+	path[*len - off] = '\0';
+	if ((*target = open_target(s, tid, path)) < 0)
+		return *target;
+	memset(addr, 0, sizeof(*addr));
+	addr->un.sun_family = AF_UNIX;
+	snprintf(addr->un.sun_path, sizeof(addr->un.sun_path),
+	    "/proc/self/fd/%d", *target);
+	*len = sizeof(addr->un);
+	return 0;
+}
+
+/*
+ * Its descriptors (SCM_RIGHTS), ours in their place: their count in *n
+ * (to close after), or -errno as the kernel would answer. The kernel
+ * takes SCM_MAX_FD at most.
+ */
+static int
+rights_of(int pidfd, struct msghdr *m, int *fds, size_t *n)
+{
+	struct cmsghdr *c;
+	size_t i, k, at;
+	int fd;
+
+	for (c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
+		at = (size_t)((char *)c - (char *)m->msg_control);
+		if (c->cmsg_len < CMSG_LEN(0) ||
+		    c->cmsg_len > m->msg_controllen - at)
+			return -EINVAL;
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			if (*n == SUP_FDS_MAX)
+				return -EINVAL;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if ((fd = job_fd(pidfd, fd)) < 0)
+				return fd;
+			fds[(*n)++] = fd;
+			memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof(int));
+		}
+	}
+	return 0;
+}
+
+/*
+ * One message of a sendmsg, its struct msghdr at at in thread tid's
+ * memory: read once, its address checked as a sendto's, its descriptors
+ * taken, and sent as read. The bytes sent, -errno, or GONE.
+ */
+static int64_t
+msg_send(struct sup *s, uint64_t id, pid_t tid, int pidfd, int sock,
+    uint64_t at, int flags)
+{
+	static struct iovec iov[MSG_IOV_MAX];
+	static union {
+		struct cmsghdr align;
+		char buf[SUP_CONTROL_MAX];
+	} control;
+	int fds[SUP_FDS_MAX], type = 0, target = -1, err;
+	struct iovec local;
+	union addr addr;
+	struct msghdr m;
+	socklen_t tl = sizeof(type);
+	size_t total = 0, nfds = 0, i;
+	int64_t rc;
+
+	if (read_mem(tid, at, sizeof(m), &m) != 0)
+		return -EFAULT;
+	if (m.msg_name == NULL)
+		m.msg_namelen = 0;
+	if (m.msg_namelen > sizeof(addr))
+		m.msg_namelen = sizeof(addr);
+	if (m.msg_iovlen > MSG_IOV_MAX)
+		return -EMSGSIZE;
+	if (m.msg_controllen > sizeof(control))
+		return -ENOBUFS;
+	memset(&addr, 0, sizeof(addr));
+	if (read_mem(tid, (uint64_t)(uintptr_t)m.msg_name, m.msg_namelen,
+	    &addr) != 0 || read_mem(tid, (uint64_t)(uintptr_t)m.msg_iov,
+	    m.msg_iovlen * sizeof(*iov), iov) != 0 ||
+	    read_mem(tid, (uint64_t)(uintptr_t)m.msg_control, m.msg_controllen,
+	    control.buf) != 0)
+		return -EFAULT;
+	/* At most SUP_SEND_MAX: a stream's send is then short, as its writes
+	 * may be; no datagram is cut short. */
+	(void)getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl);
+	for (i = 0; i < m.msg_iovlen; i++) {
+		if ((ssize_t)iov[i].iov_len < 0)
+			return -EINVAL;
+		if (iov[i].iov_len > SUP_SEND_MAX - total) {
+			if (type != SOCK_STREAM)
+				return -EMSGSIZE;
+			iov[i].iov_len = SUP_SEND_MAX - total;
+			m.msg_iovlen = i + 1;
+		}
+		total += iov[i].iov_len;
+	}
+	local.iov_base = bytes;
+	local.iov_len = total;
+	if (total > 0 && syscall(SYS_process_vm_readv, tid, &local, 1UL, iov,
+	    (unsigned long)m.msg_iovlen, 0UL) != (long)total)
+		return -EFAULT;
+	if (!valid(s, id))
+		return GONE;
+	m.msg_iov = &local;
+	m.msg_iovlen = 1;
+	m.msg_name = m.msg_namelen > 0 ? &addr : NULL;
+	m.msg_control = m.msg_controllen > 0 ? control.buf : NULL;
+	m.msg_flags = 0;
+	rc = rights_of(pidfd, &m, fds, &nfds);
+	/* An address only on a socket of its own network (none lent). */
+	if (rc == 0 && m.msg_namelen > 0)
+		rc = !ours(s, sock) ? -EPERM :
+		    destination(s, tid, sock, &addr, &m.msg_namelen, &target);
+	if (rc == 0 && (rc = as_job(s)) == 0) {
+		rc = sendmsg(sock, &m, flags | MSG_NOSIGNAL);
+		err = errno;
+		as_self(s);
+		rc = rc >= 0 ? rc : -err;
+	}
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (target >= 0)
+		close(target);
+	return rc;
+}
+
+/*
+ * sendmsg, or sendmmsg's vlen messages, never blocking us: the bytes or
+ * the messages sent, or -errno now, or PENDING (sock and pidfd are the
+ * wait's then), or GONE. A blocking socket whose first message would
+ * block is tried again later, all of it read again; a later one that
+ * would block ends the count, as a signal would.
+ */
+static int64_t
+msgs_now(struct sup *s, struct sup_wait *again,
+    const struct seccomp_notif *req, int sock, int pidfd, bool many,
+    uint64_t at, unsigned vlen, int flags)
+{
+	uint64_t id = again != NULL ? again->id : req->id;
+	pid_t tid = again != NULL ? again->tid : (pid_t)req->pid;
+	int fl = (flags & MSG_DONTWAIT) ? -1 : nonblocking(sock);
+	uint64_t m;
+	unsigned i, len;
+	int64_t rc = 0, n;
+
+	if (!many)
+		rc = msg_send(s, id, tid, pidfd, sock, at, flags);
+	for (i = 0; many && i < (vlen > MSG_IOV_MAX ? MSG_IOV_MAX : vlen); i++) {
+		m = at + i * sizeof(struct mmsghdr);
+		n = msg_send(s, id, tid, pidfd, sock,
+		    m + offsetof(struct mmsghdr, msg_hdr), flags);
+		len = (unsigned)n;
+		if (n >= 0 && write_mem(tid, m + offsetof(struct mmsghdr,
+		    msg_len), &len, sizeof(len)) != 0)
+			n = -EFAULT;
+		if (n < 0) {
+			rc = i > 0 && n != GONE ? (int64_t)i : n;
+			break;
+		}
+		rc = i + 1;
+	}
+	restore(sock, fl);
+	if (fl >= 0 && rc == -EAGAIN && again == NULL) {
+		struct sup_wait *w;
+
+		if (s->nwait == SUP_PENDING)
+			return -EAGAIN;
+		w = wait_add(s, SUP_MSG_AGAIN, req->id, sock, pidfd, NULL, 0);
+		w->tid = tid;
+		w->buf = at;
+		w->size = vlen;
+		w->flags = flags;
+		w->many = many;
+		return PENDING;
+	}
+	return rc;
+}
+
+/*
+ * The call, made: 0 or -errno to answer, PENDING, or GONE; a send's count
+ * of bytes (or of messages) sent in *val.
  */
 static int
 call(struct sup *s, const struct seccomp_notif *req, int64_t *val)
 {
 	const __u64 *a = req->data.args;
-	union {
-		struct sockaddr sa;
-		struct sockaddr_un un;
-		struct sockaddr_storage ss;
-	} addr;
-	struct sockaddr_un via;
-	struct iovec local, remote;
-	bool is_send = req->data.nr == SYS_sendto;
+	int nr = req->data.nr;
+	bool is_send = nr == SYS_sendto, many = nr == SYS_sendmmsg;
 	uint64_t where = is_send ? a[4] : a[1];
 	socklen_t len = (socklen_t)(is_send ? a[5] : a[2]), olen = sizeof(int);
-	char path[sizeof(addr.un.sun_path) + 1];
-	int sock, domain = 0, target = -1;
-	int64_t rc;
 	size_t off = offsetof(struct sockaddr_un, sun_path);
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	int sock, pidfd, domain = 0, target = -1;
+	union addr addr;
+	int64_t rc;
 
-	if (req->data.nr != SYS_connect && req->data.nr != SYS_bind &&
-	    req->data.nr != SYS_listen && !is_send)
+	if (nr == SYS_sendmsg || many) {
+		if ((pidfd = job_pidfd(s, req)) < 0)
+			return pidfd;
+		if ((sock = socket_of(pidfd, (int)a[0])) < 0) {
+			close(pidfd);
+			return sock;
+		}
+		rc = msgs_now(s, NULL, req, sock, pidfd, many, a[1],
+		    (unsigned)a[2], (int)(many ? a[3] : a[2]));
+		if (rc == PENDING)
+			return PENDING;
+		close(sock);
+		close(pidfd);
+		if (rc < 0)
+			return (int)rc;
+		*val = rc;
+		return 0;
+	}
+	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen && !is_send)
 		return -ENOSYS;
 	sock = job_socket(s, req, (int)a[0]);
 	if (sock < 0)
@@ -497,7 +759,7 @@ call(struct sup *s, const struct seccomp_notif *req, int64_t *val)
 		close(sock);
 		return -EPERM;
 	}
-	if (req->data.nr == SYS_listen) {
+	if (nr == SYS_listen) {
 		rc = listen(sock, (int)a[1]) == 0 ? 0 : -errno;
 		close(sock);
 		return (int)rc;
@@ -508,12 +770,7 @@ call(struct sup *s, const struct seccomp_notif *req, int64_t *val)
 		close(sock);
 		return -EINVAL;
 	}
-	local.iov_base = &addr;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)where;
-	remote.iov_len = len;
-	if (len > 0 && syscall(SYS_process_vm_readv, req->pid, &local, 1UL,
-	    &remote, 1UL, 0UL) != (long)len) {
+	if (read_mem(req->pid, where, len, &addr) != 0) {
 		close(sock);
 		return valid(s, req->id) ? -EFAULT : GONE;
 	}
@@ -522,45 +779,26 @@ call(struct sup *s, const struct seccomp_notif *req, int64_t *val)
 		return GONE;
 	}
 	(void)getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &olen);
-	/* The kernel's own answer to a unix address longer than one. */
-	if (domain == AF_UNIX && len > sizeof(struct sockaddr_un)) {
-		close(sock);
-		return -EINVAL;
-	}
-	if (domain == AF_UNIX && len > off && addr.un.sun_path[0] != '\0') {
+	if (nr == SYS_bind && domain == AF_UNIX && len > off &&
+	    len <= sizeof(struct sockaddr_un) && addr.un.sun_path[0] != '\0') {
 		memcpy(path, addr.un.sun_path, len - off);
 		path[len - off] = '\0';
-		if (req->data.nr == SYS_bind) {
-			rc = bind_path(s, req->pid, sock, &addr.sa, len, path);
-			close(sock);
-			return (int)rc;
-		}
-		/* Its own unix sockets are streams: an address is refused or
-		 * ignored by the kernel, so nothing is sent but by connect. */
-		if ((target = open_target(s, req->pid, path)) < 0) {
-			close(sock);
-			return target;
-		}
-		memset(&via, 0, sizeof(via));
-		via.sun_family = AF_UNIX;
-		snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d",
-		    target);
-		if (is_send)
-			rc = send_now(s, NULL, req, sock, (struct sockaddr *)&via,
-			    sizeof(via), a[1], (size_t)a[2], (int)a[3]);
-		else
-			rc = connect_now(s, req, sock, target,
-			    (struct sockaddr *)&via, sizeof(via));
-	} else if (req->data.nr == SYS_bind) {
-		if ((rc = as_job(s)) == 0) {
+		rc = bind_path(s, req->pid, sock, &addr.sa, len, path);
+	} else if (nr == SYS_bind) {
+		if (domain == AF_UNIX && len > sizeof(struct sockaddr_un))
+			rc = -EINVAL;
+		else if ((rc = as_job(s)) == 0) {
 			rc = bind(sock, &addr.sa, len) == 0 ? 0 : -errno;
 			as_self(s);
 		}
+	} else if ((rc = destination(s, req->pid, sock, &addr, &len,
+	    &target)) != 0) {
+		/* refused */
 	} else if (is_send) {
-		rc = send_now(s, NULL, req, sock, &addr.sa, len, a[1], (size_t)a[2],
-		    (int)a[3]);
+		rc = send_now(s, NULL, req, sock, target, &addr.sa, len, a[1],
+		    (size_t)a[2], (int)a[3]);
 	} else {
-		rc = connect_now(s, req, sock, -1, &addr.sa, len);
+		rc = connect_now(s, req, sock, target, &addr.sa, len);
 	}
 	if (rc == PENDING)
 		return PENDING;
@@ -646,16 +884,22 @@ finish(struct sup *s, size_t i)
 	if (w->kind == SUP_CONNECT_AGAIN)
 		rc = connect_now(s, NULL, w->sock, w->path,
 		    (struct sockaddr *)&w->addr, w->len);
+	else if (w->kind == SUP_MSG_AGAIN)
+		rc = msgs_now(s, w, NULL, w->sock, w->path, w->many, w->buf,
+		    (unsigned)w->size, w->flags);
 	else
-		rc = send_now(s, w, NULL, w->sock, (struct sockaddr *)&w->addr,
-		    w->len, w->buf, w->size, w->flags);
+		rc = send_now(s, w, NULL, w->sock, -1,
+		    (struct sockaddr *)&w->addr, w->len, w->buf, w->size,
+		    w->flags);
 	if (rc == -EAGAIN) {
 		w->delay_ns = w->delay_ns * 2 > RETRY_MAX_NS ? RETRY_MAX_NS :
 		    w->delay_ns * 2;
 		w->at_ns = clock_ns() + w->delay_ns;
 		return;
 	}
-	if (w->kind == SUP_SEND_AGAIN && rc >= 0)
+	if (rc == GONE)
+		;  /* no one to answer */
+	else if (w->kind != SUP_CONNECT_AGAIN && rc >= 0)
 		answer_val(s, w->id, 0, rc);
 	else
 		answer(s, w->id, (int)rc);

@@ -162,7 +162,10 @@ addr_of(int family, const char *arg, struct sockaddr_storage *ss)
 	}
 }
 
-/* connect, bind, listen, send or sendmsg (one datagram) on fd, to ADDR. */
+/*
+ * connect, bind, listen, send or sendmsg (one datagram) on fd, to ADDR;
+ * sendmsg-peer: one datagram by sendmsg without an address.
+ */
 static int
 sock_op(int fd, int family, const char *op, const char *arg)
 {
@@ -180,12 +183,17 @@ sock_op(int fd, int family, const char *op, const char *arg)
 	if (strcmp(op, "send") == 0)
 		return result((int)sendto(fd, "x", 1, 0, (struct sockaddr *)&ss,
 		    len), "sendto");
-	if (strcmp(op, "sendmsg") == 0) {
+	if (strcmp(op, "sendmsg") == 0 || strcmp(op, "sendmsg-peer") == 0) {
 		char x = 'x';
 		struct iovec iov = { &x, 1 };
 		struct msghdr m = { .msg_name = &ss, .msg_namelen = len,
 			.msg_iov = &iov, .msg_iovlen = 1 };
 
+		/* -peer: no address, to the peer it is connected to. */
+		if (op[7] != '\0') {
+			m.msg_name = NULL;
+			m.msg_namelen = 0;
+		}
 		return result((int)sendmsg(fd, &m, 0), "sendmsg");
 	}
 	return 125;

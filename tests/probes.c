@@ -698,6 +698,20 @@ unix_addr(const char *path, struct sockaddr_un *sun)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
 }
 
+/* m's control (room for one descriptor), passing fd (SCM_RIGHTS). */
+static void
+with_fd(struct msghdr *m, int fd)
+{
+	struct cmsghdr *c;
+
+	memset(m->msg_control, 0, m->msg_controllen);
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+}
+
 static long
 k_pair(int type)
 {
@@ -737,18 +751,12 @@ k_raw_sendmsg(const char *path)
 	struct sockaddr_un sun;
 	struct msghdr m = { .msg_name = &sun, .msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
 	int sv[2], fd = 0;  /* stdin: not the pipe the test reads to its end */
 
 	if ((m.msg_namelen = unix_addr(path, &sun)) == 0 ||
 	    socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv) != 0)
 		return -1;
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	with_fd(&m, fd);
 	return sendmsg(sv[0], &m, 0);
 }
 
@@ -797,12 +805,7 @@ k_pass(const char *a)
 	(void)a;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -1;
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	with_fd(&m, fd);
 	if (sendmsg(sv[0], &m, 0) != 1)
 		return -1;
 	m.msg_controllen = sizeof(cbuf);
@@ -980,8 +983,111 @@ loop_run(const char *kind, const char *arg)
 	return c == 'x' ? 0 : EIO;
 }
 
+/*
+ * dgram PATH|@NAME: a unix datagram server of its own, and a client in
+ * another thread sending to it by name: by sendto ('a'), by sendmsg with
+ * a descriptor ('b', SCM_RIGHTS), by sendmmsg ('c' and 'd', each counted),
+ * then DGRAM_BURST more by sendmsg than the server's queue holds
+ * (net.unix.max_dgram_qlen: 10) before it reads: the later sends wait for
+ * room. 0, or the errno of the first call that failed.
+ */
+#define DGRAM_BURST 24
+
+static void *
+dgram_client(void *arg)
+{
+	struct loop *l = arg;
+	char cbuf[CMSG_SPACE(sizeof(int))], b[4] = "bcde";
+	struct iovec iov[3] = { { &b[0], 1 }, { &b[1], 1 }, { &b[2], 1 } };
+	struct msghdr m = { .msg_name = &l->addr, .msg_namelen = l->len,
+		.msg_iov = iov, .msg_iovlen = 1, .msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf) };
+	struct mmsghdr mm[2];
+	int fd, i;
+
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    sendto(fd, "a", 1, 0, (struct sockaddr *)&l->addr, l->len) != 1) {
+		l->err = errno;
+		return NULL;
+	}
+	with_fd(&m, 1);
+	if (sendmsg(fd, &m, 0) != 1) {
+		l->err = errno;
+		return NULL;
+	}
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < 2; i++) {
+		mm[i].msg_hdr = m;
+		mm[i].msg_hdr.msg_iov = &iov[1 + i];
+		mm[i].msg_hdr.msg_control = NULL;
+		mm[i].msg_hdr.msg_controllen = 0;
+	}
+	if (sendmmsg(fd, mm, 2, 0) != 2 || mm[0].msg_len != 1 ||
+	    mm[1].msg_len != 1) {
+		l->err = errno ? errno : EIO;
+		return NULL;
+	}
+	iov[0].iov_base = &b[3];
+	m.msg_control = NULL;
+	m.msg_controllen = 0;
+	for (i = 0; i < DGRAM_BURST; i++)
+		if (sendmsg(fd, &m, 0) != 1) {
+			l->err = errno;
+			return NULL;
+		}
+	return NULL;
+}
+
+static int
+dgram_run(const char *arg)
+{
+	char c, want[] = "abcd", cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	struct loop l;
+	struct timeval limit = { 10, 0 };
+	pthread_t t;
+	int s, i, rc = 0;
+
+	if (arg == NULL || loop_addr(&l, arg[0] == '@' ? "abstract" : "unix",
+	    arg + (arg[0] == '@')) != 0)
+		return 125;
+
+	LOOP_TRY(s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	LOOP_TRY(bind(s, (struct sockaddr *)&l.addr, l.len));
+	/* A client that failed sends no more: then the server waits no more. */
+	LOOP_TRY(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)));
+	if (pthread_create(&t, NULL, dgram_client, &l) != 0)
+		return 125;
+	/* Time for the client to fill the queue and wait. */
+	usleep(100 * 1000);
+	for (i = 0; rc == 0 && i < 4 + DGRAM_BURST; i++) {
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		cm = NULL;
+		if (recvmsg(s, &m, 0) < 0)
+			rc = errno_of(-1, "recvmsg");
+		else if (c != (i < 4 ? want[i] : 'e'))
+			rc = EIO;
+		else if ((cm = CMSG_FIRSTHDR(&m)) != NULL)
+			close(*(int *)(void *)CMSG_DATA(cm));
+		if (rc == 0 && (i == 1) != (cm != NULL &&
+		    cm->cmsg_type == SCM_RIGHTS))
+			rc = EPROTO;
+	}
+	pthread_join(t, NULL);
+	if (l.err != 0) {
+		errno = l.err;
+		return errno_of(-1, "client");
+	}
+	return rc;
+}
+
 int
 probe_loop(int argc, char **argv)
 {
+	if (argc > 3 && strcmp(argv[2], "dgram") == 0)
+		return dgram_run(argv[3]);
 	return argc < 3 ? 125 : loop_run(argv[2], argc > 3 ? argv[3] : NULL);
 }
