@@ -1084,10 +1084,61 @@ dgram_run(const char *arg)
 	return rc;
 }
 
+/*
+ * creds-seen @NAME: a datagram to a server of its own that asks for its
+ * sender's credentials (SO_PASSCRED): 0 when the pid it sees is ours,
+ * ESRCH when another's. creds-sent @NAME: a datagram that names our own
+ * credentials (SCM_CREDENTIALS): 0, or the errno of its send.
+ */
+static int
+creds_run(const char *kind, const char *arg)
+{
+	char c = 'x', cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct ucred u = { getpid(), getuid(), getgid() };
+	struct cmsghdr *cm;
+	struct loop l;
+	int s, t, on = 1;
+
+	if (arg == NULL || arg[0] != '@' || loop_addr(&l, "abstract",
+	    arg + 1) != 0)
+		return 125;
+	LOOP_TRY(s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	LOOP_TRY(bind(s, (struct sockaddr *)&l.addr, l.len));
+	LOOP_TRY(setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
+	LOOP_TRY(t = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	m.msg_name = &l.addr;
+	m.msg_namelen = l.len;
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_CREDENTIALS;
+	cm->cmsg_len = CMSG_LEN(sizeof(u));
+	memcpy(CMSG_DATA(cm), &u, sizeof(u));
+	if (strcmp(kind, "creds-sent") == 0) {
+		LOOP_TRY(sendmsg(t, &m, 0));
+		return 0;
+	}
+	LOOP_TRY(sendto(t, "x", 1, 0, (struct sockaddr *)&l.addr, l.len));
+	m.msg_name = NULL;
+	m.msg_namelen = 0;
+	memset(cbuf, 0, sizeof(cbuf));
+	LOOP_TRY(recvmsg(s, &m, 0));
+	if ((cm = CMSG_FIRSTHDR(&m)) == NULL ||
+	    cm->cmsg_type != SCM_CREDENTIALS)
+		return EPROTO;
+	memcpy(&u, CMSG_DATA(cm), sizeof(u));
+	return u.pid == getpid() ? 0 : ESRCH;
+}
+
 int
 probe_loop(int argc, char **argv)
 {
 	if (argc > 3 && strcmp(argv[2], "dgram") == 0)
 		return dgram_run(argv[3]);
+	if (argc > 3 && strncmp(argv[2], "creds-", 6) == 0)
+		return creds_run(argv[2], argv[3]);
 	return argc < 3 ? 125 : loop_run(argv[2], argc > 3 ? argv[3] : NULL);
 }

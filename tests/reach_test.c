@@ -771,6 +771,25 @@ a_network_of_its_own(void **state)
 	assert_false(tu_exists(tmp));
 }
 
+/*
+ * The init sends a job's datagrams, so a receiver of its own that asks
+ * for the sender's credentials sees the init's pid (ESRCH: not the
+ * sender's own), and a datagram that names the job's own pid is refused
+ * (EPERM), as one naming another's would be (docs/linux-contract.md,
+ * Nonclaims). Unconfined, both are the sender's. Without a network of its
+ * own, no datagram socket (EPERM).
+ */
+static void
+a_datagrams_credentials_are_its_inits(void **state)
+{
+	struct jr_dirs *d = *state;
+	char name[64];
+
+	snprintf(name, sizeof(name), "@confine-reach-creds-%ld", (long)getpid());
+	PAIR(d, 0, JR_NET ? ESRCH : EPERM, "loop", "creds-seen", name);
+	PAIR(d, 0, EPERM, "loop", "creds-sent", name);
+}
+
 /* `fixture args...` confined with env: its exit code, or -1 refused. */
 static int
 probe_with(const struct job_env *env, const char *scratch,
@@ -1183,6 +1202,7 @@ run_root(void)
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
 		T(a_network_of_its_own),
+		T(a_datagrams_credentials_are_its_inits),
 		T(older_landlock_abis_are_compensated_in_namespaces),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
@@ -1211,6 +1231,7 @@ run_as_user(void)
 		T(no_lease_on_what_it_may_only_read),
 		T(pairs_that_address_nothing_stay),
 		T(a_network_of_its_own),
+		T(a_datagrams_credentials_are_its_inits),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),
