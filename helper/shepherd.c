@@ -204,6 +204,26 @@ read_errp(struct shep *s, unsigned char *buf, size_t len)
 #endif
 }
 
+#ifdef __linux__
+/*
+ * The child's first message, where it is its listener's name: taken now,
+ * so that the child goes on at once. Anything else (a record of a step
+ * that failed, or EOF) stays for read_exec_result.
+ */
+static void
+take_listener(struct shep *s)
+{
+	unsigned char buf[CHILD_ERR_LEN + 1 + sizeof(int)];
+	ssize_t n;
+
+	do
+		n = recv(s->errp, buf, sizeof(buf), MSG_PEEK);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 + (ssize_t)sizeof(int) && buf[0] == 'L')
+		(void)read_errp(s, buf, sizeof(buf));
+}
+#endif
+
 /* The exec-error pipe: a record means a step failed, EOF means exec. */
 static void
 read_exec_result(struct shep *s)
@@ -710,6 +730,13 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	s.job = child_start(&mine, errp[1]);
 	if (s.job < 0)
 		setup_failed(&s, OP_NONE, errno);
+	close(errp[1]);
+	s.errp = errp[0];
+#ifdef __linux__
+	/* Its listener before anything: the child waits for us meanwhile. */
+	if (s.supervised)
+		take_listener(&s);
+#endif
 	s.job_host = s.job;
 #ifdef __linux__
 	if (s.init && (s.job_host = host_pid(&s, s.job)) < 0) {
@@ -719,8 +746,6 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		setup_failed(&s, OP_MOUNT_PROC, rc ? rc : EIO);
 	}
 #endif
-	close(errp[1]);
-	s.errp = errp[0];
 	/* The job has its copies; the shepherd must not hold its pipes. */
 	for (i = 0; i < 3; i++) {
 		if (plan->fd[i] >= 0 && plan->fd[i] != ctl)
