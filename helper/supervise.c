@@ -139,6 +139,7 @@ sup_init(struct sup *s, int listener, const struct sup_creds *job)
 	s->self_uid = geteuid();
 	s->self_gid = getegid();
 	s->job = *job;
+	s->other_ids = job->uid != getuid() || job->gid != getgid();
 	/* With the job's groups to take, ours must be none to go back to. */
 	if (job->set_groups && syscall(SYS_setgroups, 0, NULL) != 0)
 		return -errno;
@@ -549,10 +550,10 @@ destination(const struct sup *s, pid_t tid, int sock, union addr *addr,
 /*
  * Its descriptors (SCM_RIGHTS), ours in their place: their count in *n
  * (to close after), or -errno as the kernel would answer. The kernel
- * takes SCM_MAX_FD at most.
+ * takes SCM_MAX_FD at most. Whether it names credentials, in *creds.
  */
 static int
-rights_of(int pidfd, struct msghdr *m, int *fds, size_t *n)
+rights_of(int pidfd, struct msghdr *m, int *fds, size_t *n, bool *creds)
 {
 	struct cmsghdr *c;
 	size_t i, k, at;
@@ -563,6 +564,8 @@ rights_of(int pidfd, struct msghdr *m, int *fds, size_t *n)
 		if (c->cmsg_len < CMSG_LEN(0) ||
 		    c->cmsg_len > m->msg_controllen - at)
 			return -EINVAL;
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+			*creds = true;
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -594,6 +597,7 @@ msg_send(struct sup *s, uint64_t id, pid_t tid, int pidfd, int sock,
 		char buf[SUP_CONTROL_MAX];
 	} control;
 	int fds[SUP_FDS_MAX], type = 0, target = -1, err;
+	bool creds = false;
 	struct iovec local;
 	union addr addr;
 	struct msghdr m;
@@ -644,7 +648,16 @@ msg_send(struct sup *s, uint64_t id, pid_t tid, int pidfd, int sock,
 	m.msg_name = m.msg_namelen > 0 ? &addr : NULL;
 	m.msg_control = m.msg_controllen > 0 ? control.buf : NULL;
 	m.msg_flags = 0;
-	rc = rights_of(pidfd, &m, fds, &nfds);
+	rc = rights_of(pidfd, &m, fds, &nfds, &creds);
+	/*
+	 * The kernel takes the sender's credentials, ours, as the job's: for
+	 * a receiver that asks for them (SO_PASSCRED), and to check a
+	 * SCM_CREDENTIALS the job names. Where ours are not the job's (a
+	 * root helper's, running a client's job), the job names none, and
+	 * sends nothing on a socket it was lent, whose peer is the host's.
+	 */
+	if (rc == 0 && s->other_ids && (creds || !ours(s, sock)))
+		rc = -EPERM;
 	/* An address only on a socket of its own network (none lent). */
 	if (rc == 0 && m.msg_namelen > 0)
 		rc = !ours(s, sock) ? -EPERM :

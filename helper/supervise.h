@@ -87,6 +87,7 @@ struct sup {
 	uid_t self_uid;       /* ours, to go back to */
 	gid_t self_gid;
 	struct sup_creds job;
+	bool other_ids;       /* the job's uid or gid is not our real one */
 	struct sup_wait wait[SUP_PENDING];
 	size_t nwait;
 	uint64_t calls;       /* answered, for the tests' accounting */

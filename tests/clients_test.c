@@ -22,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -384,6 +386,58 @@ a_fresh_root_is_the_clients(void **state)
 	free(root);
 }
 
+/*
+ * A root helper's init makes a client's job's socket sends, so the
+ * credentials the kernel takes are the init's: root's. A datagram that
+ * names root's (pid 1, the init's own number there) is refused, as the
+ * kernel refuses it to the client's own process (unconfined: EPERM too);
+ * and nothing is sent by sendmsg on a socket the job was lent, whose
+ * peer, the host's, would see root as the sender. Unconfined, that one
+ * arrives, as the client's.
+ */
+static void
+a_clients_job_sends_as_no_one_but_the_client(void **state)
+{
+	struct confine *c = open_as(w.a, w.sock);
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char name[64], byte;
+	struct hu_job j;
+	int i, peer, lent;
+
+	(void)state;
+	snprintf(name, sizeof(name), "@confine-clients-creds-%ld",
+	    (long)getpid());
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s.lent", name);
+	sun.sun_path[0] = '\0';
+	peer = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	lent = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(peer >= 0 && lent >= 0);
+	assert_int_equal(bind(peer, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(connect(lent, (struct sockaddr *)&sun, sizeof(sun)),
+	    0);
+	for (i = 0; i < 2; i++) {
+		hu_init(&j, w.scratch_a, "loop", "creds-root", name, NULL);
+		j.spec.exe = w.fixture;
+		j.spec.backend = i == 0 ? CONFINE_BACKEND_NONE : j.spec.backend;
+		assert_int_equal(hu_run(c, &j), 0);
+		assert_int_equal(j.r.outcome, CONFINE_FAILED);
+		assert_int_equal(j.r.exit_code, EPERM);
+		hu_free(&j);
+		hu_init(&j, w.scratch_a, "fd0", "sendmsg-peer", "-", NULL);
+		j.spec.exe = w.fixture;
+		j.spec.backend = i == 0 ? CONFINE_BACKEND_NONE : j.spec.backend;
+		j.spec.stdin_fd = lent;
+		assert_int_equal(hu_run(c, &j), 0);
+		assert_int_equal(j.r.exit_code, i == 0 ? 0 : EPERM);
+		assert_int_equal(recv(peer, &byte, 1, MSG_DONTWAIT),
+		    i == 0 ? 1 : -1);
+		hu_free(&j);
+	}
+	close(peer);
+	close(lent);
+	confine_close(c);
+}
+
 /* Not root: only its own uid's jobs, whoever it lets connect. */
 static void
 a_helper_that_is_not_root_serves_only_its_own_uid(void **state)
@@ -478,6 +532,7 @@ main(void)
 		cmocka_unit_test(one_client_cannot_reach_another),
 		cmocka_unit_test(a_cwd_the_client_may_not_enter_fails_the_cwd_step),
 		cmocka_unit_test(a_fresh_root_is_the_clients),
+		cmocka_unit_test(a_clients_job_sends_as_no_one_but_the_client),
 		cmocka_unit_test(a_helper_that_is_not_root_serves_only_its_own_uid),
 		cmocka_unit_test(the_helper_logs_whom_it_serves_and_what_it_refuses),
 	};

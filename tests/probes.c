@@ -1088,7 +1088,9 @@ dgram_run(const char *arg)
  * creds-seen @NAME: a datagram to a server of its own that asks for its
  * sender's credentials (SO_PASSCRED): 0 when the pid it sees is ours,
  * ESRCH when another's. creds-sent @NAME: a datagram that names our own
- * credentials (SCM_CREDENTIALS): 0, or the errno of its send.
+ * credentials (SCM_CREDENTIALS): 0, or the errno of its send. creds-root
+ * @NAME: one that names pid 1 and root's: what only root, or pid 1 of a
+ * PID namespace of root's, may send.
  */
 static int
 creds_run(const char *kind, const char *arg)
@@ -1105,6 +1107,8 @@ creds_run(const char *kind, const char *arg)
 	if (arg == NULL || arg[0] != '@' || loop_addr(&l, "abstract",
 	    arg + 1) != 0)
 		return 125;
+	if (strcmp(kind, "creds-root") == 0)
+		u = (struct ucred){ 1, 0, 0 };
 	LOOP_TRY(s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
 	LOOP_TRY(bind(s, (struct sockaddr *)&l.addr, l.len));
 	LOOP_TRY(setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
@@ -1117,7 +1121,7 @@ creds_run(const char *kind, const char *arg)
 	cm->cmsg_type = SCM_CREDENTIALS;
 	cm->cmsg_len = CMSG_LEN(sizeof(u));
 	memcpy(CMSG_DATA(cm), &u, sizeof(u));
-	if (strcmp(kind, "creds-sent") == 0) {
+	if (strcmp(kind, "creds-seen") != 0) {
 		LOOP_TRY(sendmsg(t, &m, 0));
 		return 0;
 	}

@@ -1235,6 +1235,7 @@ run_as_user(void)
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),
+		T(a_given_datagram_socket_sends_by_name_only_unsupervised),
 		T(another_process_is_out_of_reach),
 		T(its_own_processes_are_its_own),
 		T(no_privilege_is_gained_by_exec),
