@@ -135,6 +135,38 @@ async def main():
 asyncio.run(main())')" = hello ] || { say "no echo"; return 1; }
 }
 
+# Unix datagrams of its own: logging's syslog handler to a socket the job
+# bound (its init connects it), then a descriptor with a datagram by name
+# (sendmsg with SCM_RIGHTS and an address).
+prog_python3_unix_datagrams() {
+	[ "$(job /usr/bin/python3 -c '
+import array, logging, logging.handlers, os, socket
+os.chdir(os.environ["HOME"])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("log.sock")
+log = logging.getLogger("confine")
+log.addHandler(logging.handlers.SysLogHandler(address="log.sock"))
+log.warning("hello")
+said = s.recv(100).rstrip(b"\0").decode()
+c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+r, w = os.pipe()
+c.sendmsg([b"fd"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+    array.array("i", [w]))], 0, "log.sock")
+msg, fds, _, _ = socket.recv_fds(s, 10, 1)
+os.write(fds[0], b"!")
+print(said.split(">")[-1], msg.decode(), os.read(r, 1).decode())')" = "hello fd !" ] ||
+		{ say "no datagram"; return 1; }
+}
+
+# UDP on its own loopback from node (libuv's sends): an echo to itself.
+prog_node_udp() {
+	[ "$(job /usr/bin/node -e '
+const s = require("dgram").createSocket("udp4");
+s.on("message", (m) => { console.log(m.toString()); s.close(); });
+s.bind(0, "127.0.0.1", () => s.send("hello", s.address().port, "127.0.0.1"));')" = hello ] ||
+		{ say "no echo"; return 1; }
+}
+
 # A pty of its own: script(1) runs a command on one.
 prog_pty() {
 	job /usr/bin/script -qec 'tty' /dev/null >"$W/tty" || return 1

@@ -46,6 +46,8 @@ case_perl() { each perl; }
 case_shell_pipeline() { each shell_pipeline; }
 case_python3_multiprocessing() { each python3_multiprocessing; }
 case_python3_asyncio_unix() { each python3_asyncio_unix; }
+case_python3_unix_datagrams() { each python3_unix_datagrams; }
+case_node_udp() { each node_udp; }
 case_pty() { each pty; }
 case_http_on_its_loopback() { each http_on_its_loopback; }
 case_write_outside_is_refused() { each write_outside_is_refused; }
@@ -64,6 +66,8 @@ case_narrowed_perl() { narrowed perl; }
 case_narrowed_shell_pipeline() { narrowed shell_pipeline; }
 case_narrowed_python3_multiprocessing() { narrowed python3_multiprocessing; }
 case_narrowed_python3_asyncio_unix() { narrowed python3_asyncio_unix; }
+case_narrowed_python3_unix_datagrams() { narrowed python3_unix_datagrams; }
+case_narrowed_node_udp() { narrowed node_udp; }
 case_narrowed_pty() { narrowed pty; }
 case_narrowed_http_on_its_loopback() { narrowed http_on_its_loopback; }
 case_narrowed_write_outside_is_refused() { narrowed write_outside_is_refused; }
