@@ -245,8 +245,7 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
  * overlay made in it.
  */
 #ifdef __linux__
-static const char *const tmp_layers[] = { "/tmp/u",
-	"/tmp/w/work/incompat/volatile" };
+static const char *const tmp_layers[] = { "/tmp/u", "/tmp/w" };
 #endif
 
 /*
@@ -261,6 +260,8 @@ tmp_rmdir(const char *tmp)
 	int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	size_t i;
 
+	if (fd >= 0)
+		(void)mountns_work_remove(fd);
 	for (i = 0; fd >= 0 && i < 2; i++)
 		(void)mountns_unmake(fd, tmp_layers[i]);
 	if (fd >= 0)
@@ -318,12 +319,25 @@ tmp_gone(struct job *j)
 
 	while (n < sizeof(j->made) / sizeof(j->made[0]) && j->made[n] != NULL)
 		n++;
+#ifdef __linux__
+	int fd;
+	size_t i;
+
+	/*
+	 * Over the host's /tmp: what the overlay left in its work layer
+	 * (never the job's: the job's own user, the helper's, made it), so
+	 * that an upper layer left empty is all there is.
+	 */
+	if (j->tmp_upper != NULL && (fd = open(j->tmp, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		(void)mountns_work_remove(fd);
+		close(fd);
+	}
+#endif
 	if (j->trash != NULL && trash_put(j->trash, j->tmp, j->made, n) == 0)
 		return true;
 	gone = rmdir(j->tmp) == 0;
 #ifdef __linux__
-	int fd;
-	size_t i;
 
 	if (gone || errno != ENOTEMPTY || j->made[0] == NULL ||
 	    (j->owner != NULL && ident_enter(j->owner, j->self) != 0))

@@ -382,6 +382,44 @@ make_dev(struct devnode *nodes, size_t n, enum op *op)
 	return rc == -ENOSYS ? 0 : rc;
 }
 
+/* dir's directory name, ours to enter (mode 0700), opened: fd or -1. */
+static int
+enter_dir(int dir, const char *name)
+{
+	/* Not ours, a link, or gone: the open then fails and says why. */
+	if (fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
+		errno = 0;
+	return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+}
+
+int
+mountns_work_remove(int tmp)
+{
+	int w, work = -1, incompat = -1, vol = -1, rc;
+
+	if ((w = enter_dir(tmp, "w")) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if ((work = enter_dir(w, "work")) >= 0 &&
+	    (incompat = enter_dir(work, "incompat")) >= 0 &&
+	    (vol = enter_dir(incompat, "volatile")) >= 0)
+		(void)unlinkat(vol, "dirty", 0);
+	if (incompat >= 0)
+		(void)unlinkat(incompat, "volatile", AT_REMOVEDIR);
+	if (work >= 0)
+		(void)unlinkat(work, "incompat", AT_REMOVEDIR);
+	rc = unlinkat(w, "work", AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 :
+	    -errno;
+	if (vol >= 0)
+		close(vol);
+	if (incompat >= 0)
+		close(incompat);
+	if (work >= 0)
+		close(work);
+	close(w);
+	return rc;
+}
+
 /* dir's subdirectory name, opened (O_PATH) without following a link. */
 static int
 layer_dir(int dir, const char *name)

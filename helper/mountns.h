@@ -84,6 +84,15 @@ int mountns_apply(const struct mountns_view *view, enum op *failed);
 int mountns_tmp_overlay(const struct mountns_tree *tmp);
 
 /*
+ * What the overlay made in the work layer "w" of the private tmp tmp (a
+ * directory descriptor), once it is unmounted: "w/work" and, a volatile
+ * overlay's, its "incompat/volatile/dirty" (made mode 0; made 0700 to be
+ * entered, as their owner). "w" itself stays. Nothing is resolved through
+ * a link. 0 (none there too), or -errno of "w/work"'s removal.
+ */
+int mountns_work_remove(int tmp);
+
+/*
  * The directories the view made in the private tmp for path (beneath the
  * host's /tmp) to be seen there again, removed from the helper once the
  * job is settled: tmp is that directory, opened; each of path's

@@ -222,10 +222,17 @@ tmp_overlay_probe(const struct job_env *env)
 		t.ino = st.st_ino;
 		if (rc == 0 && (fd = mountns_tmp_overlay(&t)) < 0)
 			rc = fd;
-		/* What the overlay made in its work directory, then ours. */
-		(void)rmdir(strcat(strcpy(sub, dir), "/w/work"));
-		(void)rmdir(strcat(strcpy(sub, dir), "/w"));
-		(void)rmdir(strcat(strcpy(sub, dir), "/u"));
+		/*
+		 * What the overlay made in its work directory (a volatile one
+		 * leaves work/incompat/volatile), then ours.
+		 */
+		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) >= 0) {
+			(void)mountns_work_remove(fd);
+			(void)unlinkat(fd, "w", AT_REMOVEDIR);
+			(void)unlinkat(fd, "u", AT_REMOVEDIR);
+			close(fd);
+		}
 		(void)rmdir(dir);
 		_exit(rc == 0 ? 0 : -rc < 255 ? -rc : EIO);
 	}

@@ -107,6 +107,8 @@ a_job_has_a_tmp_of_its_own(void **state)
 	assert_int_equal(j.r.tmp_kept, 0);
 	assert_false(tu_exists(tmp));
 	assert_false(tu_exists("/tmp/mine"));
+	/* Nor anything of the helper's probe at its start (plan.c). */
+	assert_int_equal(tu_count_named(base, "confine-probe."), 0);
 	hu_free(&j);
 	unlink(marker);
 	free(tmp);
