@@ -239,38 +239,6 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 }
 
 /*
- * The directories of the overlay's layers in a private tmp with the host's
- * /tmp beneath (mountns.h), named as if beneath /tmp, for mountns_unmake
- * and trash_put: the upper one, and the work one with what a volatile
- * overlay made in it.
- */
-#ifdef __linux__
-static const char *const tmp_layers[] = { "/tmp/u", "/tmp/w" };
-#endif
-
-/*
- * A private tmp that holds nothing of the job's, removed: with the host's
- * /tmp beneath it, its layers first. Nothing is resolved through a link.
- * 0 or -1.
- */
-static int
-tmp_rmdir(const char *tmp)
-{
-#ifdef __linux__
-	int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	size_t i;
-
-	if (fd >= 0)
-		(void)mountns_work_remove(fd);
-	for (i = 0; fd >= 0 && i < 2; i++)
-		(void)mountns_unmake(fd, tmp_layers[i]);
-	if (fd >= 0)
-		close(fd);
-#endif
-	return rmdir(tmp);
-}
-
-/*
  * The trees the job's view will see again beneath its private /tmp, each
  * by a mount point made there: tmp_gone removes those. One not kept
  * (no memory) is left to the remover.
@@ -283,16 +251,6 @@ keep_made(struct job *j, const struct plan *p)
 	const char *path[] = { v->root.path, v->keep[0].path, v->keep[1].path };
 	size_t i, n = 0;
 
-	/*
-	 * Over the host's /tmp the trees are there already (and the job's
-	 * writes are in the upper layer): what the private tmp holds when the
-	 * job left nothing is its layers (tmp_layers).
-	 */
-	if (p->tmp_overlay) {
-		j->made[0] = strdup(tmp_layers[0]);
-		j->made[1] = strdup(tmp_layers[1]);
-		return;
-	}
 	for (i = 0; v->over_tmp && p->tmp != NULL && i < 3; i++)
 		if (path[i] != NULL && strncmp(path[i], "/tmp/", 5) == 0)
 			j->made[n++] = strdup(path[i]);
@@ -319,25 +277,12 @@ tmp_gone(struct job *j)
 
 	while (n < sizeof(j->made) / sizeof(j->made[0]) && j->made[n] != NULL)
 		n++;
-#ifdef __linux__
-	int fd;
-	size_t i;
-
-	/*
-	 * Over the host's /tmp: what the overlay left in its work layer
-	 * (never the job's: the job's own user, the helper's, made it), so
-	 * that an upper layer left empty is all there is.
-	 */
-	if (j->tmp_upper != NULL && (fd = open(j->tmp, O_RDONLY |
-	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
-		(void)mountns_work_remove(fd);
-		close(fd);
-	}
-#endif
 	if (j->trash != NULL && trash_put(j->trash, j->tmp, j->made, n) == 0)
 		return true;
 	gone = rmdir(j->tmp) == 0;
 #ifdef __linux__
+	int fd;
+	size_t i;
 
 	if (gone || errno != ENOTEMPTY || j->made[0] == NULL ||
 	    (j->owner != NULL && ident_enter(j->owner, j->self) != 0))
@@ -402,8 +347,6 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 		    p->child.seccomp->listener ? "own-net" : "own");
 		say(j, "view", j->init ? "ro,nodev,proc,dev" : p->bare ? "none" :
 		    "ro");
-		if (p->tmp != NULL && p->child.view.over_tmp)
-			say(j, "tmp", p->tmp_overlay ? "over-hosts" : "private");
 		if (p->bare)
 			say(j, "waived", "metadata");
 	}
@@ -489,7 +432,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
 		if (p.tmp != NULL)
-			(void)tmp_rmdir(p.tmp);
+			(void)rmdir(p.tmp);
 		plan_free(&p);
 		release_cgroups(j);
 		fd_closep(&sv[0]);
@@ -534,13 +477,11 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	keep_made(j, &p);
 	j->root = p.scratch;
 	j->tmp = p.tmp;
-	if (p.tmp_overlay && asprintf(&j->tmp_upper, "%s/u", p.tmp) < 0)
-		j->tmp_upper = NULL;
 	p.scratch = p.tmp = NULL;
 	if (rc != 0 && p.fresh_made)
 		(void)rmdir(j->root);
 	if (rc != 0 && j->tmp != NULL)
-		(void)tmp_rmdir(j->tmp);
+		(void)rmdir(j->tmp);
 	plan_free(&p);
 #ifdef __linux__
 	/* The shepherd has them now; ours would keep nothing alive but fds. */
@@ -584,8 +525,6 @@ job_release(struct job *j)
 	j->root = NULL;
 	free(j->tmp);
 	j->tmp = NULL;
-	free(j->tmp_upper);
-	j->tmp_upper = NULL;
 	for (size_t i = 0; i < sizeof(j->made) / sizeof(j->made[0]); i++) {
 		free(j->made[i]);
 		j->made[i] = NULL;
@@ -601,8 +540,7 @@ job_root(const struct job *j)
 const char *
 job_tmp(const struct job *j)
 {
-	/* Where the job's own files are, which the host may look at. */
-	return j->tmp_upper ? j->tmp_upper : j->tmp ? j->tmp : "";
+	return j->tmp ? j->tmp : "";
 }
 
 const char *
@@ -712,7 +650,7 @@ complete(struct job *j)
 		if (j->fresh)
 			(void)rmdir(j->root);
 		if (j->tmp != NULL)
-			(void)tmp_rmdir(j->tmp);
+			(void)rmdir(j->tmp);
 	}
 	/* Releasing the shepherd lets the pgid go: no kill after this. */
 	if (j->ctl >= 0 && j->unwatch != NULL)

@@ -56,13 +56,6 @@ struct job_env {
 	struct seccomp_prog seccomp_own_net;  /* and sockets, its init
 	                                         supervising: where sup_ok */
 	bool sup_ok;                     /* supervise.h: this kernel can */
-	/*
-	 * Whether a job in namespaces of its own can have the host's /tmp
-	 * beneath its own (an overlay: mountns.h), else -errno (the overlay
-	 * file system missing, a kernel that refuses it in a user namespace).
-	 */
-	bool tmp_overlay_ok;
-	int tmp_overlay_err;
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 	struct sysreads *sysreads;       /* made at the first job that reads
 	                                    them: NULL only without memory */
@@ -205,8 +198,6 @@ struct job {
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
 	char *tmp;                     /* its private tmp, or NULL */
-	char *tmp_upper;               /* where the host's /tmp is beneath its
-	                                  own: tmp's upper layer, its files */
 	char enforced[JOB_ENFORCED_LEN];  /* what is in force: job_enforced */
 	char *made[3];                 /* trees beneath /tmp the job's view
 	                                  made mount points for in tmp */

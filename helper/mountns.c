@@ -382,109 +382,6 @@ make_dev(struct devnode *nodes, size_t n, enum op *op)
 	return rc == -ENOSYS ? 0 : rc;
 }
 
-/* dir's directory name, ours to enter (mode 0700), opened: fd or -1. */
-static int
-enter_dir(int dir, const char *name)
-{
-	/* Not ours, a link, or gone: the open then fails and says why. */
-	if (fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
-		errno = 0;
-	return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-}
-
-int
-mountns_work_remove(int tmp)
-{
-	int w, work = -1, incompat = -1, vol = -1, rc;
-
-	if ((w = enter_dir(tmp, "w")) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if ((work = enter_dir(w, "work")) >= 0 &&
-	    (incompat = enter_dir(work, "incompat")) >= 0 &&
-	    (vol = enter_dir(incompat, "volatile")) >= 0)
-		(void)unlinkat(vol, "dirty", 0);
-	if (incompat >= 0)
-		(void)unlinkat(incompat, "volatile", AT_REMOVEDIR);
-	if (work >= 0)
-		(void)unlinkat(work, "incompat", AT_REMOVEDIR);
-	rc = unlinkat(w, "work", AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 :
-	    -errno;
-	if (vol >= 0)
-		close(vol);
-	if (incompat >= 0)
-		close(incompat);
-	if (work >= 0)
-		close(work);
-	close(w);
-	return rc;
-}
-
-/* dir's subdirectory name, opened (O_PATH) without following a link. */
-static int
-layer_dir(int dir, const char *name)
-{
-	int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-
-	return fd >= 0 ? fd : -errno;
-}
-
-int
-mountns_tmp_overlay(const struct mountns_tree *t)
-{
-	char upper[64], work[64];
-	int dir, u = -1, w = -1, fs = -1, mnt = -1, err = 0;
-	struct stat st;
-
-	/*
-	 * The private tmp the helper checked, and its layers, each opened
-	 * without following a link and named by its descriptor: what its
-	 * user renames or links in their place meanwhile is not taken.
-	 */
-	dir = open(t->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	if (fstat(dir, &st) != 0)
-		err = -errno;
-	else if (st.st_dev != t->dev || st.st_ino != t->ino)
-		err = -ESTALE;
-	else if ((u = layer_dir(dir, "u")) < 0)
-		err = u;
-	else if ((w = layer_dir(dir, "w")) < 0)
-		err = w;
-	close(dir);
-	if (err == 0) {
-		snprintf(upper, sizeof(upper), "/proc/self/fd/%d", u);
-		snprintf(work, sizeof(work), "/proc/self/fd/%d", w);
-		fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
-	}
-	/*
-	 * volatile: no sync of the upper layer's file system, at the job's
-	 * fsync nor at the end: what the job writes there goes with it
-	 * (and a sync per job cost tens of milliseconds here).
-	 */
-	if (err == 0 && fs >= 0 && syscall(SYS_fsconfig, fs,
-	    FSCONFIG_SET_STRING, "lowerdir", "/tmp", 0) == 0 &&
-	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "volatile", NULL,
-	    0) == 0 &&
-	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "upperdir", upper,
-	    0) == 0 && syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING,
-	    "workdir", work, 0) == 0 && syscall(SYS_fsconfig, fs,
-	    FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
-		mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
-		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID);
-	if (err == 0 && mnt < 0)
-		err = -errno;
-	if (fs >= 0)
-		close(fs);
-	if (u >= 0)
-		close(u);
-	if (w >= 0)
-		close(w);
-	return mnt >= 0 ? mnt : err;
-}
-
 int
 mountns_apply(const struct mountns_view *v, enum op *failed)
 {
@@ -501,22 +398,8 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 	 */
 	*op = OP_OPEN_TREE;
 	rc = clone_tree(&v->root, &root);
-	if (rc == 0 && v->over_tmp && v->tmp_overlay) {
-		/*
-		 * Made now, while its upper layer's mount may still be written:
-		 * the overlay keeps a private copy of that mount. The host's
-		 * /tmp beneath: its files read where they are; what the job
-		 * writes or removes there, its own, in the private tmp.
-		 */
-		*op = OP_MOUNT_TMP;
-		if ((tmp = mountns_tmp_overlay(&v->tmp)) < 0) {
-			rc = tmp;
-			tmp = -1;
-		}
-		*op = OP_OPEN_TREE;
-	} else if (rc == 0) {
+	if (rc == 0)
 		rc = clone_tree(&v->tmp, &tmp);
-	}
 	for (i = 0; rc == 0 && i < 2; i++)
 		rc = clone_tree(&v->keep[i], &keep[i]);
 	/*

@@ -4,9 +4,7 @@
  * which is a read-write, nodev, nosuid copy of itself, and /tmp, which is
  * the job's private temporary directory (the host's /tmp is out of sight,
  * but for the scratch root, the cwd and the program's directory where they
- * lie beneath it), or an overlay of the host's /tmp with the private one
- * above (tmp_overlay: the host's read where it lies, the job's writes its
- * own). The kernel then
+ * lie beneath it). The kernel then
  * refuses every change to an inode outside the scratch root, its content
  * and its metadata alike (mode, owner, times, extended attributes), with
  * EROFS, whatever the job's uid and whatever Landlock mediates; and no
@@ -44,12 +42,6 @@ struct mountns_view {
 	                              seen again, read-only, where they were */
 	bool over_tmp;
 	/*
-	 * With over_tmp: /tmp an overlay, the host's /tmp beneath (read-only
-	 * to it: its writes go to tmp's "u", "w" the overlay's work), rather
-	 * than the private tmp alone. Both exist, empty, in tmp.
-	 */
-	bool tmp_overlay;
-	/*
 	 * With namespaces of its own (ns.h): a /proc of its PID namespace; a
 	 * /dev of its own, with the devices the spec names (those beneath
 	 * /dev; others are seen where they are).
@@ -74,23 +66,6 @@ int mountns_unshare(enum op *op);
  * exec. -ESTALE: a tree is no longer the directory the helper checked.
  */
 int mountns_apply(const struct mountns_view *view, enum op *failed);
-
-/*
- * An overlay with the caller's /tmp beneath and the tree's "u" and "w"
- * (which must exist) above, made but not attached: its descriptor
- * (fsmount), or -errno (-ESTALE: not the directory the helper checked).
- * In a mount namespace of the caller's own, with /proc.
- */
-int mountns_tmp_overlay(const struct mountns_tree *tmp);
-
-/*
- * What the overlay made in the work layer "w" of the private tmp tmp (a
- * directory descriptor), once it is unmounted: "w/work" and, a volatile
- * overlay's, its "incompat/volatile/dirty" (made mode 0; made 0700 to be
- * entered, as their owner). "w" itself stays. Nothing is resolved through
- * a link. 0 (none there too), or -errno of "w/work"'s removal.
- */
-int mountns_work_remove(int tmp);
 
 /*
  * The directories the view made in the private tmp for path (beneath the

@@ -183,70 +183,6 @@ view_probe(struct job_env *env)
 }
 
 /*
- * Whether an overlay of /tmp can be made, as a job's init makes it: tried
- * once, in a child with a mount namespace of its own (and a user
- * namespace, where the helper is not root), on directories it makes
- * beneath the tmp base and removes. 0 or -errno.
- */
-static int
-tmp_overlay_probe(const struct job_env *env)
-{
-	char dir[4096];
-	int status, rc;
-	pid_t pid;
-
-	if (env->tmp_base == NULL || snprintf(dir, sizeof(dir),
-	    "%s/confine-probe.XXXXXX", env->tmp_base) >= (int)sizeof(dir))
-		return -ENOENT;
-	/* The system call itself, as view_probe. */
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
-	if (pid == 0) {
-		struct mountns_tree t = { .path = dir };
-		struct stat st;
-		enum op op;
-		char sub[4200];
-		int fd;
-
-		/*
-		 * Root may make one where it is (it is attached nowhere);
-		 * anyone else in a user namespace of its own, as its jobs.
-		 */
-		rc = geteuid() == 0 ? 0 : mountns_unshare(&op);
-		if (rc == 0 && mkdtemp(dir) == NULL)
-			rc = -errno;
-		if (rc == 0 && (stat(dir, &st) != 0 ||
-		    mkdir(strcat(strcpy(sub, dir), "/u"), 0700) != 0 ||
-		    mkdir(strcat(strcpy(sub, dir), "/w"), 0700) != 0))
-			rc = -errno;
-		t.dev = st.st_dev;
-		t.ino = st.st_ino;
-		if (rc == 0 && (fd = mountns_tmp_overlay(&t)) < 0)
-			rc = fd;
-		/*
-		 * What the overlay made in its work directory (a volatile one
-		 * leaves work/incompat/volatile), then ours.
-		 */
-		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC)) >= 0) {
-			(void)mountns_work_remove(fd);
-			(void)unlinkat(fd, "w", AT_REMOVEDIR);
-			(void)unlinkat(fd, "u", AT_REMOVEDIR);
-			close(fd);
-		}
-		(void)rmdir(dir);
-		_exit(rc == 0 ? 0 : -rc < 255 ? -rc : EIO);
-	}
-	if (pid < 0)
-		return -errno;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -EIO;
-	return -WEXITSTATUS(status);
-}
-
-/*
  * Whether each job can have namespaces of its own. In a build for the
  * tests only (//:test_switches), not with CONFINE_NO_NAMESPACES=1 in our
  * environment: the path of machines that cannot, to be tested where they
@@ -269,8 +205,6 @@ ns_possible(struct job_env *env)
 	/* Sockets of its own where its init can supervise their calls. */
 	env->sup_ok = env->ns && sup_probe() == 0;
 	env->view_ok = env->ns || view_probe(env);
-	env->tmp_overlay_err = env->ns ? tmp_overlay_probe(env) : -ENOTSUP;
-	env->tmp_overlay_ok = env->tmp_overlay_err == 0;
 }
 #endif
 
@@ -822,22 +756,6 @@ plan_keep(struct plan *p, int i, const char *path, bool dir_of)
 	p->keep[i] = c;
 }
 
-#ifdef __linux__
-/* dir/name, a directory with mode (umask aside): 0 or -1 and errno. */
-static int
-make_layer(const char *dir, const char *name, mode_t mode)
-{
-	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return -1;
-	rc = mkdirat(fd, name, 0700) == 0 && fchmodat(fd, name, mode, 0) == 0 ?
-	    0 : -1;
-	close(fd);
-	return rc;
-}
-#endif
-
 /*
  * The job's private temporary directory, made as its user beneath the
  * helper's tmp base. Where the job has a view of its own (Linux) it is
@@ -879,24 +797,6 @@ plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env
 			plan_keep(p, 0, s->cwd, false);
 			plan_keep(p, 1, s->exe, true);
 		}
-#ifdef __linux__
-		/*
-		 * The host's /tmp beneath its own, where reads are everywhere
-		 * (narrowed, the host's /tmp stays out of sight) and its init
-		 * can make the overlay: its layers, made now as its user, the
-		 * upper one as the private tmp itself is. Not for a client's
-		 * job of a root helper: the overlay would be made, and would
-		 * work on its layers, with the init's credentials, not the
-		 * job's.
-		 */
-		p->tmp_overlay = rc == 0 && over && env->tmp_overlay_ok &&
-		    !p->policy.read_narrow && plan_own_namespaces(p, env) &&
-		    !p->becomes;
-		if (p->tmp_overlay && (make_layer(p->tmp, "u",
-		    p->tmp_st.st_mode & 07777) != 0 || make_layer(p->tmp, "w",
-		    0700) != 0))
-			rc = -errno;
-#endif
 		if (p->becomes)
 			ident_leave(&env->self);
 	}
@@ -910,7 +810,6 @@ plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env
 		p->child.view.tmp.dev = p->tmp_st.st_dev;
 		p->child.view.tmp.ino = p->tmp_st.st_ino;
 		p->child.view.over_tmp = over;
-		p->child.view.tmp_overlay = p->tmp_overlay;
 		for (i = 0; i < 2; i++) {
 			p->child.view.keep[i].path = p->keep[i];
 			p->child.view.keep[i].dev = p->keep_st[i].st_dev;
