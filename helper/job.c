@@ -453,7 +453,16 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		pid = j->shep;
 	} else {
 #ifdef __linux__
+		/* Its namespaces made already, where a holder is ready. */
+		if (j->init && !p.child.init_userns && env->pool != NULL)
+			(void)ns_pool_take(env->pool, &p.child.held, j->t_start);
 		pid = j->init ? ns_clone_init(p.child.init_userns) : fork();
+		/*
+		 * The init has its copies; the holder is its alone (and ends,
+		 * where there is no init to release it).
+		 */
+		if (pid != 0)
+			ns_held_close(&p.child.held, pid < 0);
 #else
 		pid = fork();
 #endif

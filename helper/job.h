@@ -29,6 +29,7 @@
 #include "src/spec.h"
 #ifdef __linux__
 #include "helper/cgroup.h"
+#include "helper/ns.h"
 #include "helper/seccomp.h"
 #endif
 
@@ -67,6 +68,13 @@ struct job_env {
 	 */
 	struct trash *trash;
 	const struct job_sys *sys;       /* NULL: the real calls */
+#ifdef __linux__
+	/*
+	 * Namespaces made before the request, for the inits of a root
+	 * helper's jobs (ns.h); NULL: each init makes its own. serve.c's.
+	 */
+	struct ns_pool *pool;
+#endif
 	/*
 	 * Settle as the macOS helper does, where neither exists: no
 	 * subreaper, no cgroup, kill(-pgid, 0) the one proof (proof: pgid).

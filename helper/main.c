@@ -33,9 +33,9 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: confine-helper --fd N [--parent PID] [--poll]\n"
+	    "usage: confine-helper --fd N [--parent PID] [--prepared N] [--poll]\n"
 	    "       confine-helper --listen PATH [--mode OCTAL] [--allow-uid UID]...\n"
-	    "                      [--quiet] [--poll]\n"
+	    "                      [--prepared N] [--quiet] [--poll]\n"
 	    "\n"
 	    "Runs confined jobs for hosts that use the confine library. Each job\n"
 	    "runs as the user who asked for it, never as the helper: a helper run\n"
@@ -54,6 +54,10 @@ usage(int status)
 	    "  --quiet          with --listen: no log; by default one line on stderr\n"
 	    "                   for the start, each client admitted or refused, each\n"
 	    "                   request refused and why, and the stop\n"
+	    "  --prepared N     keep at most N jobs' namespaces made before their\n"
+	    "                   requests, as demand asks (default 4, at most 16;\n"
+	    "                   0: none); all are dropped after 2 s without a job.\n"
+	    "                   Linux, a root helper only\n"
 	    "  --poll           poll(2) where epoll would be used\n"
 	    "  --help           this text\n"
 	    "  --version        the version\n");
@@ -140,6 +144,7 @@ main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "allow-uid", required_argument, NULL, 'u' },
 		{ "poll", no_argument, NULL, 'P' },
+		{ "prepared", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -163,6 +168,7 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.fd = -1;
 	o.listen_fd = -1;
+	o.prepared = SERVE_PREPARED_DEFAULT;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
@@ -191,6 +197,10 @@ main(int argc, char **argv)
 				return 2;
 			}
 			o.allow[o.nallow++] = (uid_t)number(optarg, 10, INT_MAX, "uid");
+			break;
+		case 'n':
+			o.prepared = (size_t)number(optarg, 10,
+			    SERVE_PREPARED_MAX, "count");
 			break;
 		case 'P':
 			o.force_poll = true;

@@ -15,6 +15,16 @@
 #include "helper/ns.h"
 #include "src/fd.h"
 
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+/* clone3's arguments, as far as a holder needs them (linux/sched.h's). */
+struct holder_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls;
+};
+
 /* Decimal digits of v into buf (no allocation, no locale: after fork). */
 static size_t
 put_uint(char *buf, unsigned long v)
@@ -129,6 +139,139 @@ ns_enter(enum op *op)
 		return rc;
 	*op = OP_NONE;
 	return 0;
+}
+
+/*
+ * The holder's life: nothing of ours kept but its pipes, our signals'
+ * handlers gone, the loopback up, then it waits for its init's word (or
+ * its death, or ours).
+ */
+static _Noreturn void
+holder_main(pid_t parent, int ready, int release)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE };
+	int keep[2] = { ready, release };
+	struct sigaction sa;
+	sigset_t none;
+	size_t i;
+	char c = 1;
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(1);
+	/* What ps(1) shows, and the tests tell holders by. */
+	(void)prctl(PR_SET_NAME, NS_HOLDER_NAME, 0, 0, 0);
+	fd_close_except(keep, 2);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	if (lo_up() != 0 || write(ready, &c, 1) != 1)
+		_exit(1);
+	close(ready);
+	while (read(release, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+int
+ns_hold(struct ns_held *h)
+{
+	struct holder_args ca;
+	int rd[2] = { -1, -1 }, rel[2] = { -1, -1 }, pidfd = -1, rc;
+	pid_t parent = getpid(), pid;
+
+	h->pid = -1;
+	h->pidfd = h->ready = h->release = -1;
+	if ((rc = fd_pipe(rd)) != 0 || (rc = fd_pipe(rel)) != 0)
+		goto fail;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_PIDFD | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
+	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	ca.exit_signal = SIGCHLD;
+	/* fork()'s way, the system call itself, as ns_clone_init. */
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		holder_main(parent, rd[1], rel[0]);
+	if (pid < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	close(rd[1]);
+	close(rel[0]);
+	h->pid = pid;
+	h->pidfd = pidfd;
+	h->ready = rd[0];
+	h->release = rel[1];
+	return 0;
+fail:
+	fd_closep(&rd[0]);
+	fd_closep(&rd[1]);
+	fd_closep(&rel[0]);
+	fd_closep(&rel[1]);
+	return rc;
+}
+
+void
+ns_held_close(struct ns_held *h, bool kill_it)
+{
+	if (kill_it && h->pid > 0)
+		(void)kill(h->pid, SIGKILL);
+	fd_closep(&h->pidfd);
+	fd_closep(&h->ready);
+	fd_closep(&h->release);
+	h->pid = -1;
+}
+
+int
+ns_join(struct ns_held *h, bool *joined, enum op *op)
+{
+	ssize_t n;
+	char c = 1;
+	int rc = 0;
+
+	*joined = false;
+	while ((n = read(h->ready, &c, 1)) < 0 && errno == EINTR)
+		;
+	/*
+	 * setns(2) by pidfd, all three at once or none (Linux 5.8): where it
+	 * fails, the init makes its own, as it would have without a holder.
+	 */
+	if (n == 1 && setns(h->pidfd, CLONE_NEWNET | CLONE_NEWIPC |
+	    CLONE_NEWUTS) == 0) {
+		*joined = true;
+		*op = OP_UNSHARE_NS;
+		if (unshare(CLONE_NEWNS) != 0)
+			rc = -errno;
+	}
+	/* Joined or not, the holder goes: it exits at our word, or EOF. */
+	if (write(h->release, &c, 1) < 0)
+		c = 0;
+	fd_closep(&h->pidfd);
+	fd_closep(&h->ready);
+	fd_closep(&h->release);
+	if (rc != 0)
+		return rc;
+	if (!*joined)
+		return ns_enter(op);
+	*op = OP_NONE;
+	return 0;
+}
+
+bool
+ns_pool_take(struct ns_pool *p, struct ns_held *out, int64_t now)
+{
+	p->t_asked = now;
+	if (p->n == 0) {
+		p->missed++;
+		return false;
+	}
+	*out = p->held[0];
+	memmove(&p->held[0], &p->held[1], --p->n * sizeof(p->held[0]));
+	p->taken++;
+	return true;
 }
 
 int

@@ -48,6 +48,11 @@
  * A burst of a thousand deadlines fits.
  */
 #define TIDY_KEEP 1024
+/*
+ * Holders (ns.h) are dropped, all of them, once no init asked for one in
+ * this long: an idle helper holds no process.
+ */
+#define POOL_IDLE_MS 2000
 
 struct conn;
 
@@ -113,6 +118,10 @@ struct srv {
 	size_t untidy;               /* what job_env_tidy left */
 	int guard;                   /* the guard's pipe, or -errno */
 	pid_t guard_pid;
+#ifdef __linux__
+	struct ns_pool pool;         /* namespaces made before the request */
+	int64_t pool_idle_ns;
+#endif
 };
 
 static enum watch signals_watch = W_SIGNALS;
@@ -819,6 +828,85 @@ accept_one(struct srv *s)
 	    (long)c->peer.uid, (long)c->peer.gid);
 }
 
+/* ---- namespaces made before the request ---- */
+
+#ifdef __linux__
+/* Every holder killed (our child: reap() collects it), none wanted. */
+static void
+pool_drop(struct srv *s)
+{
+	struct ns_pool *p = &s->pool;
+
+	while (p->n > 0)
+		ns_held_close(&p->held[--p->n], true);
+	p->want = 0;
+	p->missed = 0;
+}
+
+/*
+ * After a turn's replies are out, off the request's path: as many holders
+ * as inits found none since the last turn are wanted more (up to the
+ * ceiling), and made; none at all once idle.
+ */
+static void
+pool_refill(struct srv *s, int64_t now)
+{
+	struct ns_pool *p = &s->pool;
+	int rc;
+
+	if (p->ceiling == 0 || s->stopping)
+		return;
+	if (p->missed > 0) {
+		p->want += p->missed;
+		if (p->want > p->ceiling)
+			p->want = p->ceiling;
+		p->missed = 0;
+	}
+	if (p->want > 0 && now - p->t_asked >= s->pool_idle_ns) {
+		pool_drop(s);
+		return;
+	}
+	while (p->n < p->want) {
+		if ((rc = ns_hold(&p->held[p->n])) != 0) {
+			say("no namespaces made ahead (%s): each job makes its own",
+			    strerror(-rc));
+			pool_drop(s);
+			p->ceiling = 0;
+			return;
+		}
+		p->n++;
+	}
+}
+
+/*
+ * Where jobs' inits may join namespaces made ahead: a root helper's, with
+ * namespaces at all. In a build for the tests, CONFINE_PREPARED_IDLE_MS
+ * shortens the idle time and CONFINE_PREPARED sets the ceiling (0: the
+ * tests that count a helper's children).
+ */
+static void
+pool_init(struct srv *s, size_t ceiling)
+{
+	s->pool.ceiling = ceiling > NS_POOL_MAX ? NS_POOL_MAX : ceiling;
+	s->pool_idle_ns = POOL_IDLE_MS * 1000000LL;
+#ifdef CONFINE_TEST_SWITCHES
+	{
+		const char *ms = getenv("CONFINE_PREPARED_IDLE_MS");
+		const char *n = getenv("CONFINE_PREPARED");
+
+		if (ms != NULL && atol(ms) > 0)
+			s->pool_idle_ns = atol(ms) * 1000000LL;
+		if (n != NULL && atol(n) >= 0 && atol(n) <= NS_POOL_MAX)
+			s->pool.ceiling = (size_t)atol(n);
+	}
+#endif
+	if (s->env.ns && s->env.self.uid == 0 && s->pool.ceiling > 0)
+		s->env.pool = &s->pool;
+	else
+		s->pool.ceiling = 0;
+}
+#endif
+
 /* ---- the loop ---- */
 
 /* A shepherd's socket is about to be closed: stop watching it first. */
@@ -836,6 +924,13 @@ sleep_ns(const struct srv *s, int64_t now)
 
 	if (s->reap_more || s->untidy > 0)
 		return 0;
+#ifdef __linux__
+	/* Holders to make, or to drop once idle. */
+	if (s->pool.n < s->pool.want || s->pool.missed > 0)
+		return 0;
+	if (s->pool.n > 0 && s->pool.t_asked + s->pool_idle_ns < t)
+		t = s->pool.t_asked + s->pool_idle_ns;
+#endif
 	if (s->listen_paused_until > now && s->listen_paused_until < t)
 		t = s->listen_paused_until;
 	if (t == INT64_MAX)
@@ -1019,6 +1114,9 @@ step(struct srv *s, int sigfd)
 	if (s->untidy > TIDY_KEEP && s->untidy - TIDY_KEEP > tidy)
 		tidy = s->untidy - TIDY_KEEP;
 	s->untidy = job_env_tidy(&s->env, tidy);
+#ifdef __linux__
+	pool_refill(s, clock_ns());
+#endif
 }
 
 int
@@ -1077,6 +1175,9 @@ serve(const struct serve_opts *o)
 	s.env.unwatch_arg = &s.ev;
 	s.guard = -1;
 	guard_start(&s);
+#ifdef __linux__
+	pool_init(&s, o->prepared);
+#endif
 	if (s.listen_fd >= 0) {
 		(void)fd_nonblock(s.listen_fd);
 		if (ev_add(&s.ev, s.listen_fd, EV_IN, &listen_watch) != 0)
@@ -1087,6 +1188,9 @@ serve(const struct serve_opts *o)
 		rc = 1;
 	while (rc == 0 && !done(&s))
 		step(&s, sigp[0]);
+#ifdef __linux__
+	pool_drop(&s);
+#endif
 	while ((c = TAILQ_FIRST(&s.conns)) != NULL) {
 		conn_flush(c);
 		conn_close(&s, c);

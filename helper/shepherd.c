@@ -628,8 +628,15 @@ init_setup(struct shep *s, const struct child_plan *plan)
 		op = OP_MOUNT_PROC;
 		rc = -errno;
 	}
-	if (rc == 0)
+	/* Its namespaces: made before the request where it can, else now. */
+	if (rc == 0 && plan->held.pid > 0) {
+		struct ns_held held = plan->held;
+		bool joined;
+
+		rc = ns_join(&held, &joined, &op);
+	} else if (rc == 0) {
 		rc = ns_enter(&op);
+	}
 	/*
 	 * The view as the client sees the paths, where the job is another
 	 * user's; then ours again: its cgroup is joined as we are, and the
@@ -684,9 +691,13 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 		    plan->seccomp->listener,
 #endif
 	};
-	int keep[8] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
+	int keep[] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
-		plan->cg_dir };
+		plan->cg_dir,
+#ifdef __linux__
+		plan->held.pidfd, plan->held.ready, plan->held.release,
+#endif
+	};
 	struct child_plan mine = *plan;
 	int errp[2], rc, i;
 	pid_t home = getpgrp();
@@ -697,7 +708,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	nfds_t n;
 
 	set_signals(&chld);
-	fd_close_except(keep, 8);
+	fd_close_except(keep, sizeof(keep) / sizeof(keep[0]));
 #ifdef __linux__
 	the_plan = plan;
 #endif

@@ -341,8 +341,22 @@ hu_gone(pid_t who)
 	return false;
 }
 
-int
-hu_children_of(pid_t pid, pid_t *out, int cap)
+/* Whether pid is a helper's holder of namespaces made ahead (ns.h). */
+static bool
+is_holder(pid_t pid)
+{
+	char path[64], *s;
+	bool yes;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	s = tu_slurp(path, NULL);
+	yes = s != NULL && strcmp(s, "confine-holder\n") == 0;
+	free(s);
+	return yes;
+}
+
+static int
+children(pid_t pid, pid_t *out, int cap, bool holders)
 {
 	char path[96], *s, *p, *end;
 	int n = 0;
@@ -356,10 +370,23 @@ hu_children_of(pid_t pid, pid_t *out, int cap)
 		v = strtol(p, &end, 10);
 		if (end == p)
 			break;
-		out[n++] = (pid_t)v;
+		if (is_holder((pid_t)v) == holders)
+			out[n++] = (pid_t)v;
 	}
 	free(s);
 	return n;
+}
+
+int
+hu_children_of(pid_t pid, pid_t *out, int cap)
+{
+	return children(pid, out, cap, false);
+}
+
+int
+hu_holders_of(pid_t pid, pid_t *out, int cap)
+{
+	return children(pid, out, cap, true);
 }
 
 /* pid's parent, from /proc/PID/stat (after the name, which may hold ')'). */
