@@ -50,7 +50,7 @@ usage(void)
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
 "                         floor-vfork,floor-confined,floor-view,\n"
 "                         confine-read,confine-late-fork,\n"
-"                         confine-shepherd,floor-ns,floor-ns-held (all)\n"
+"                         confine-shepherd,floor-ns (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
 "  --shepherd             the helper on the shepherd path, as without a\n"

@@ -95,10 +95,6 @@ enum run_method {
 	                        network (its loopback up), IPC and UTS ones
 	                        (ns_enter), and Landlock and seccomp: a job's
 	                        namespaces but its PID one and its init */
-	RUN_FLOOR_NS_HELD,   /* floor-ns, its network, IPC and UTS namespaces
-	                        joined from a holder made while the one
-	                        before ran (ns_hold, ns_join), as a root
-	                        helper's inits join them */
 	RUN_NMETHODS,
 };
 

@@ -45,7 +45,6 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 	[RUN_CONFINE_SHEP] = "confine-shepherd",
 	[RUN_FLOOR_NS] = "floor-ns",
-	[RUN_FLOOR_NS_HELD] = "floor-ns-held",
 };
 
 const char *
@@ -336,7 +335,6 @@ static struct seccomp_prog floor_sc;
 static struct policy floor_policy;
 static struct mountns_view floor_view;
 static char *floor_root;
-static struct ns_held floor_held = NS_HELD_NONE;
 
 int
 run_floor_confined_init(const char *scratch)
@@ -369,32 +367,23 @@ run_floor_confined_init(const char *scratch)
 void
 run_floor_confined_fini(void)
 {
-	pid_t pid = floor_held.pid;
-
 	free(floor_root);
 	floor_root = NULL;
-	ns_held_close(&floor_held, true);
-	if (pid > 0)
-		(void)waitpid(pid, NULL, 0);
 }
 
 /*
- * In a vforked child, before its exec: the namespaces of ns.h (ns), made
- * or joined from held, the view and no capabilities (view), Landlock and
- * seccomp (confined), as confine applies them. 0, or the status to exit
- * with: 125 the namespaces failed (or held's were not joined), 126 the
- * view, 127 the confinement.
+ * In a vforked child, before its exec: the namespaces of ns.h (ns), the
+ * view and no capabilities (view), Landlock and seccomp (confined), as
+ * confine applies them. 0, or the status to exit with: 125 the
+ * namespaces failed, 126 the view, 127 the confinement.
  */
 static int
-floor_apply(bool confined, bool view, bool ns, struct ns_held *held)
+floor_apply(bool confined, bool view, bool ns)
 {
-	bool joined = false;
 	enum op op;
 	int listener;
 
-	if (ns && held != NULL && (ns_join(held, &joined, &op) != 0 || !joined))
-		return 125;
-	if (ns && held == NULL && ns_enter(&op) != 0)
+	if (ns && ns_enter(&op) != 0)
 		return 125;
 	if (view && ((!ns && mountns_unshare(&op) != 0) ||
 	    mountns_apply(&floor_view, NULL) != 0 ||
@@ -411,43 +400,26 @@ floor_apply(bool confined, bool view, bool ns, struct ns_held *held)
  * never returns here, as posix_spawn's own child does.
  */
 static int
-run_floor_vfork(bool confined, bool view, bool ns, bool held)
+run_floor_vfork(bool confined, bool view, bool ns)
 {
-	pid_t pid, holder;
+	pid_t pid;
 	int rc;
 
 	if (floor_root == NULL)
 		return -1;
-	/* The first repetition's holder; then each made while one runs. */
-	if (held && floor_held.pid <= 0 && (rc = ns_hold(&floor_held)) != 0) {
-		fprintf(stderr, "bench: floor-ns-held: %s\n", strerror(-rc));
-		return -1;
-	}
-	holder = floor_held.pid;
 	pid = vfork();
 	if (pid < 0) {
 		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
-		/* Its own copy: ns_join empties what it is given. */
-		struct ns_held mine = floor_held;
-
-		if ((rc = floor_apply(confined, view, ns, held ? &mine :
-		    NULL)) == 0)
+		if ((rc = floor_apply(confined, view, ns)) == 0)
 			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
 			    no_env);
 		_exit(rc != 0 ? rc : 127);
 	}
-	if (held) {
-		ns_held_close(&floor_held, false);
-		(void)ns_hold(&floor_held);
-	}
-	rc = wait_ok(pid, held ? "floor-ns-held" : ns ? "floor-ns" : view ?
-	    "floor-view" : confined ? "floor-confined" : "floor-vfork");
-	if (held)
-		(void)waitpid(holder, NULL, 0);
-	return rc;
+	return wait_ok(pid, ns ? "floor-ns" : view ? "floor-view" :
+	    confined ? "floor-confined" : "floor-vfork");
 }
 
 /*
@@ -469,7 +441,7 @@ floor_sleeper(pid_t pgid)
 	if ((pid = vfork()) == 0) {
 		if (setpgid(0, pgid) != 0) {
 			sleeper_step = "setpgid";
-		} else if ((rc = floor_apply(true, true, false, NULL)) != 0) {
+		} else if ((rc = floor_apply(true, true, false)) != 0) {
 			sleeper_step = rc == 126 ? "the view or the capabilities" :
 			    "Landlock or seccomp";
 		} else {
@@ -609,13 +581,8 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_CONFINED:
 	case RUN_FLOOR_VIEW:
 	case RUN_FLOOR_NS:
-	case RUN_FLOOR_NS_HELD:
-	{
-		bool ns = m == RUN_FLOOR_NS || m == RUN_FLOOR_NS_HELD;
-
 		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW ||
-		    ns, ns, m == RUN_FLOOR_NS_HELD);
-	}
+		    m == RUN_FLOOR_NS, m == RUN_FLOOR_NS);
 	case RUN_CONFINE_LATE:
 	case RUN_CONFINE_SHEP:
 		return run_confine(m == RUN_CONFINE_LATE ? r->late : r->shep,
