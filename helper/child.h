@@ -23,7 +23,6 @@
 #include "helper/policy.h"
 #ifdef __linux__
 #include "helper/mountns.h"
-#include "helper/ns.h"
 #endif
 
 #define CHILD_ERR_LEN 12
@@ -70,10 +69,6 @@ struct child_plan {
 	const char *remove_tmp;   /* the private tmp it removes with it */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */
 	int cg_dir;               /* the v2 cgroup to be born in, or -1 */
-#ifdef __linux__
-	struct ns_held held;      /* with in_init: namespaces made before the
-	                             request, to join (ns.h), or pid -1 */
-#endif
 };
 
 _Noreturn void child_exec(const struct child_plan *p, int errfd);

@@ -360,6 +360,35 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 	say(j, "reads", p->policy.read_narrow ? "narrowed" : "everywhere");
 }
 
+#ifdef __linux__
+/*
+ * A prepared init given the plan: its pid, with sv[0] its socket (ours
+ * closed), or -1 (none ready, or it could not be given the plan: made
+ * now instead).
+ */
+static pid_t
+from_pool(struct prepared_pool *pool, const struct child_plan *plan,
+    int64_t now, int sv[2])
+{
+	struct prepared pi;
+	pid_t pid;
+
+	if (!prepared_take(pool, &pi, now))
+		return -1;
+	if (prepared_go(&pi, plan) != 0) {
+		prepared_drop(&pi, true);
+		return -1;
+	}
+	pid = pi.pid;
+	fd_closep(&sv[0]);
+	fd_closep(&sv[1]);
+	sv[0] = pi.ctl;
+	pi.ctl = -1;
+	prepared_drop(&pi, false);
+	return pid;
+}
+#endif
+
 int
 job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
@@ -452,23 +481,20 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		rc = start_direct(j, &p, &rec);
 		pid = j->shep;
 	} else {
+		pid = -1;
 #ifdef __linux__
-		/* Its namespaces made already, where a holder is ready. */
-		if (j->init && !p.child.init_userns && env->pool != NULL)
-			(void)ns_pool_take(env->pool, &p.child.held, j->t_start);
-		pid = j->init ? ns_clone_init(p.child.init_userns) : fork();
-		/*
-		 * The init has its copies; the holder is its alone (and ends,
-		 * where there is no init to release it).
-		 */
-		if (pid != 0)
-			ns_held_close(&p.child.held, pid < 0);
+		/* Its init made already, where one is ready; else now. */
+		if (j->init && env->pool != NULL)
+			pid = from_pool(env->pool, &p.child, j->t_start, sv);
+		if (pid < 0)
+			pid = j->init ? ns_clone_init(p.child.init_userns) :
+			    fork();
 #else
 		pid = fork();
 #endif
 		if (pid == 0) {
 			close(sv[0]);
-			shepherd_main(&p.child, sv[1], j->sys);
+			shepherd_main(&p.child, sv[1], j->sys, NULL);
 		}
 		rc = pid < 0 ? -errno : 0;
 		if (rc != 0 && j->init) {

@@ -29,7 +29,7 @@
 #include "src/spec.h"
 #ifdef __linux__
 #include "helper/cgroup.h"
-#include "helper/ns.h"
+#include "helper/prepared.h"
 #include "helper/seccomp.h"
 #endif
 
@@ -70,10 +70,10 @@ struct job_env {
 	const struct job_sys *sys;       /* NULL: the real calls */
 #ifdef __linux__
 	/*
-	 * Namespaces made before the request, for the inits of a root
-	 * helper's jobs (ns.h); NULL: each init makes its own. serve.c's.
+	 * Jobs' inits prepared before their requests (prepared.h); NULL:
+	 * each is made as its job starts. serve.c's.
 	 */
-	struct ns_pool *pool;
+	struct prepared_pool *pool;
 #endif
 	/*
 	 * Settle as the macOS helper does, where neither exists: no

@@ -673,9 +673,6 @@ plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *e
 	p->child.limits = &s->limits;
 	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
 	p->child.cg_dir = -1;
-#ifdef __linux__
-	p->child.held = (struct ns_held)NS_HELD_NONE;
-#endif
 	return plan_backend(p, s, env, why);
 }
 

@@ -49,8 +49,8 @@
  */
 #define TIDY_KEEP 1024
 /*
- * Holders (ns.h) are dropped, all of them, once no init asked for one in
- * this long: an idle helper holds no process.
+ * Prepared inits (prepared.h) are dropped, all of them, once no job asked
+ * for one in this long: an idle helper holds no process.
  */
 #define POOL_IDLE_MS 2000
 
@@ -119,7 +119,7 @@ struct srv {
 	int guard;                   /* the guard's pipe, or -errno */
 	pid_t guard_pid;
 #ifdef __linux__
-	struct ns_pool pool;         /* namespaces made before the request */
+	struct prepared_pool pool;   /* jobs' inits made before their requests */
 	int64_t pool_idle_ns;
 #endif
 };
@@ -430,6 +430,13 @@ reap(struct srv *s)
 			continue;
 		}
 		h = pid_job(s, pid);
+#ifdef __linux__
+		/* A prepared init that died waiting: never a job's. */
+		if (h == NULL && prepared_forget(&s->pool, pid)) {
+			proc_reap(pid, NULL);
+			continue;
+		}
+#endif
 		if (h == NULL)
 			orphan_job(s, pid);
 		if (h != NULL && h->j.direct) {
@@ -828,30 +835,30 @@ accept_one(struct srv *s)
 	    (long)c->peer.uid, (long)c->peer.gid);
 }
 
-/* ---- namespaces made before the request ---- */
+/* ---- jobs' inits made before their requests ---- */
 
 #ifdef __linux__
-/* Every holder killed (our child: reap() collects it), none wanted. */
+/* Every prepared init killed (our child: reap() collects it), none wanted. */
 static void
 pool_drop(struct srv *s)
 {
-	struct ns_pool *p = &s->pool;
+	struct prepared_pool *p = &s->pool;
 
 	while (p->n > 0)
-		ns_held_close(&p->held[--p->n], true);
+		prepared_drop(&p->held[--p->n], true);
 	p->want = 0;
 	p->missed = 0;
 }
 
 /*
- * After a turn's replies are out, off the request's path: as many holders
- * as inits found none since the last turn are wanted more (up to the
- * ceiling), and made; none at all once idle.
+ * After a turn's replies are out, off the request's path: as many more as
+ * jobs found none since the last turn are wanted (up to the ceiling), and
+ * made; none at all once idle.
  */
 static void
 pool_refill(struct srv *s, int64_t now)
 {
-	struct ns_pool *p = &s->pool;
+	struct prepared_pool *p = &s->pool;
 	int rc;
 
 	if (p->ceiling == 0 || s->stopping)
@@ -867,9 +874,9 @@ pool_refill(struct srv *s, int64_t now)
 		return;
 	}
 	while (p->n < p->want) {
-		if ((rc = ns_hold(&p->held[p->n])) != 0) {
-			say("no namespaces made ahead (%s): each job makes its own",
-			    strerror(-rc));
+		if ((rc = prepared_make(&p->held[p->n], p)) != 0) {
+			say("no init prepared (%s): each job's is made as it "
+			    "starts", strerror(-rc));
 			pool_drop(s);
 			p->ceiling = 0;
 			return;
@@ -879,15 +886,15 @@ pool_refill(struct srv *s, int64_t now)
 }
 
 /*
- * Where jobs' inits may join namespaces made ahead: a root helper's, with
- * namespaces at all. In a build for the tests, CONFINE_PREPARED_IDLE_MS
+ * Where jobs' inits are prepared: wherever they have namespaces. In a
+ * build for the tests, CONFINE_PREPARED_IDLE_MS
  * shortens the idle time and CONFINE_PREPARED sets the ceiling (0: the
  * tests that count a helper's children).
  */
 static void
 pool_init(struct srv *s, size_t ceiling)
 {
-	s->pool.ceiling = ceiling > NS_POOL_MAX ? NS_POOL_MAX : ceiling;
+	s->pool.ceiling = ceiling > PREPARED_MAX ? PREPARED_MAX : ceiling;
 	s->pool_idle_ns = POOL_IDLE_MS * 1000000LL;
 #ifdef CONFINE_TEST_SWITCHES
 	{
@@ -896,11 +903,15 @@ pool_init(struct srv *s, size_t ceiling)
 
 		if (ms != NULL && atol(ms) > 0)
 			s->pool_idle_ns = atol(ms) * 1000000LL;
-		if (n != NULL && atol(n) >= 0 && atol(n) <= NS_POOL_MAX)
+		if (n != NULL && atol(n) >= 0 && atol(n) <= PREPARED_MAX)
 			s->pool.ceiling = (size_t)atol(n);
 	}
 #endif
-	if (s->env.ns && s->env.self.uid == 0 && s->pool.ceiling > 0)
+	s->pool.userns = s->env.self.uid != 0;
+	s->pool.uid = s->env.self.uid;
+	s->pool.gid = s->env.self.gid;
+	s->pool.sys = s->env.sys != NULL ? s->env.sys : &job_sys_real;
+	if (s->env.ns && s->pool.ceiling > 0)
 		s->env.pool = &s->pool;
 	else
 		s->pool.ceiling = 0;

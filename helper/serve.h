@@ -15,7 +15,7 @@
 #define SERVE_MAX_ALLOW 16
 #define SERVE_MAX_JOBS_PER_CONN 8192
 
-/* --prepared: namespaces made ahead of requests (ns.h, Linux). */
+/* --prepared: jobs' inits made before their requests (prepared.h, Linux). */
 #define SERVE_PREPARED_DEFAULT 4
 #define SERVE_PREPARED_MAX 16
 
@@ -26,8 +26,8 @@ struct serve_opts {
 	size_t nallow;
 	pid_t parent;            /* > 0: shut down when this parent is gone */
 	bool force_poll;         /* poll(2) even where epoll exists (tests) */
-	size_t prepared;         /* at most this many jobs' namespaces made
-	                            before their requests (ns.h); 0: none */
+	size_t prepared;         /* at most this many jobs' inits made before
+	                            their requests (prepared.h); 0: none */
 	const char *log;         /* non-NULL: log on stderr, starting with
 	                            this line (what is served, and how) */
 };

@@ -608,35 +608,43 @@ host_pid(const struct shep *s, pid_t pid)
 	return v > 0 ? (pid_t)v : -1;
 }
 
-/*
- * As pid 1 of the job's PID namespace, before the job: its other
- * namespaces, its view (as its client, where it has one), the bounding
- * set it will inherit. We keep the host's / and /proc for what the
- * helper sees (the job's pid, the trees to remove).
- */
-static void
-init_setup(struct shep *s, const struct child_plan *plan)
+void
+shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid)
 {
 	enum op op = OP_NONE;
 	int rc = 0;
 
-	if (plan->init_userns)
-		rc = ns_map_self(plan->init_uid, plan->init_gid, &op);
-	if (rc == 0 && ((s->host_root = open("/", O_PATH | O_DIRECTORY |
-	    O_CLOEXEC)) < 0 || (s->host_proc = open("/proc", O_PATH |
+	pr->host_root = pr->host_proc = -1;
+	if (userns)
+		rc = ns_map_self(uid, gid, &op);
+	if (rc == 0 && ((pr->host_root = open("/", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || (pr->host_proc = open("/proc", O_PATH |
 	    O_DIRECTORY | O_CLOEXEC)) < 0)) {
 		op = OP_MOUNT_PROC;
 		rc = -errno;
 	}
-	/* Its namespaces: made before the request where it can, else now. */
-	if (rc == 0 && plan->held.pid > 0) {
-		struct ns_held held = plan->held;
-		bool joined;
-
-		rc = ns_join(&held, &joined, &op);
-	} else if (rc == 0) {
+	if (rc == 0)
 		rc = ns_enter(&op);
-	}
+	pr->err = -rc;
+	pr->op = op;
+}
+
+/*
+ * As pid 1 of the job's PID namespace, before the job, once what no
+ * request changes is done (pr: its namespaces): its view (as its client,
+ * where it has one), the bounding set it will inherit. We keep the
+ * host's / and /proc for what the helper sees (the job's pid, the trees
+ * to remove).
+ */
+static void
+init_setup(struct shep *s, const struct child_plan *plan,
+    const struct init_prep *pr)
+{
+	enum op op = pr->op;
+	int rc = -pr->err;
+
+	s->host_root = pr->host_root;
+	s->host_proc = pr->host_proc;
 	/*
 	 * The view as the client sees the paths, where the job is another
 	 * user's; then ours again: its cgroup is joined as we are, and the
@@ -680,7 +688,8 @@ errp_make(const struct shep *s, int p[2])
 }
 
 void
-shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
+shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
+    const struct init_prep *pr)
 {
 	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys,
 		.session = plan->own_session, .init = plan->in_init,
@@ -693,12 +702,12 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	};
 	int keep[] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
-		plan->cg_dir,
-#ifdef __linux__
-		plan->held.pidfd, plan->held.ready, plan->held.release,
-#endif
-	};
+		plan->cg_dir, pr != NULL ? pr->host_root : -1,
+		pr != NULL ? pr->host_proc : -1 };
 	struct child_plan mine = *plan;
+#ifdef __linux__
+	struct init_prep here;
+#endif
 	int errp[2], rc, i;
 	pid_t home = getpgrp();
 	struct pollfd pfd[3 + SHEP_SUP_MAX];
@@ -713,8 +722,15 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys)
 	the_plan = plan;
 #endif
 #ifdef __linux__
+	if (s.init && pr == NULL) {
+		shepherd_prepare(&here, plan->init_userns, plan->init_uid,
+		    plan->init_gid);
+		pr = &here;
+	}
 	if (s.init)
-		init_setup(&s, plan);
+		init_setup(&s, plan, pr);
+#else
+	(void)pr;
 #endif
 	/*
 	 * Where kill(-pgid, 0) is the proof, the group is ours. Else the job

@@ -98,7 +98,28 @@ void shep_rec_exited(struct shep_rec *r, int status, const struct rusage *ru,
 void shepherd_remove(int ctl, const struct ident *become,
     const struct ident *self, int at, const char *root, const char *tmp);
 
+/*
+ * What a job's init does first, which no request changes (Linux): in a
+ * user namespace of its own (userns), its maps (ns.h: uid and gid are the
+ * helper's); the host's / and /proc opened; its mount, network, IPC and
+ * UTS namespaces made. err is 0, or the errno of the call that failed
+ * (op), to be reported once the job's request is known.
+ */
+struct init_prep {
+	int host_root;
+	int host_proc;
+	int err;
+	enum op op;
+};
+
+void shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid);
+
+/*
+ * Runs the job of plan as its shepherd (or, with plan->in_init, its init,
+ * which first does what pr says was prepared, or all of it with pr NULL),
+ * reporting on ctl; never returns.
+ */
 _Noreturn void shepherd_main(const struct child_plan *plan, int ctl,
-    const struct job_sys *sys);
+    const struct job_sys *sys, const struct init_prep *pr);
 
 #endif

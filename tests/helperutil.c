@@ -341,22 +341,22 @@ hu_gone(pid_t who)
 	return false;
 }
 
-/* Whether pid is a helper's holder of namespaces made ahead (ns.h). */
+/* Whether pid is a helper's init prepared ahead, waiting (prepared.h). */
 static bool
-is_holder(pid_t pid)
+is_prepared(pid_t pid)
 {
 	char path[64], *s;
 	bool yes;
 
 	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
 	s = tu_slurp(path, NULL);
-	yes = s != NULL && strcmp(s, "confine-holder\n") == 0;
+	yes = s != NULL && strcmp(s, "confine-prep\n") == 0;
 	free(s);
 	return yes;
 }
 
 static int
-children(pid_t pid, pid_t *out, int cap, bool holders)
+children(pid_t pid, pid_t *out, int cap, bool prepared)
 {
 	char path[96], *s, *p, *end;
 	int n = 0;
@@ -370,7 +370,7 @@ children(pid_t pid, pid_t *out, int cap, bool holders)
 		v = strtol(p, &end, 10);
 		if (end == p)
 			break;
-		if (is_holder((pid_t)v) == holders)
+		if (is_prepared((pid_t)v) == prepared)
 			out[n++] = (pid_t)v;
 	}
 	free(s);
@@ -384,7 +384,7 @@ hu_children_of(pid_t pid, pid_t *out, int cap)
 }
 
 int
-hu_holders_of(pid_t pid, pid_t *out, int cap)
+hu_prepared_of(pid_t pid, pid_t *out, int cap)
 {
 	return children(pid, out, cap, true);
 }

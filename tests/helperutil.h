@@ -81,12 +81,13 @@ void hu_kill_host(const char *mode, const char *scratch, int n,
 
 /*
  * pid's children (its first thread's), at most cap: a helper's shepherds
- * and inits, not its holders of namespaces made ahead (helper/ns.h).
+ * and inits, not the inits it prepared ahead, still waiting for a job
+ * (helper/prepared.h).
  */
 int hu_children_of(pid_t pid, pid_t *out, int cap);
 
-/* A helper's holders of namespaces made ahead, at most cap. */
-int hu_holders_of(pid_t pid, pid_t *out, int cap);
+/* A helper's prepared inits still waiting for a job, at most cap. */
+int hu_prepared_of(pid_t pid, pid_t *out, int cap);
 
 /* A request for the fixture with argv, as it goes on the wire: no fds. */
 void hu_spec(struct confine_spec *s, const char *const *argv, const char *scratch);

@@ -1,12 +1,12 @@
 /*
- * Namespaces made before the request (helper/ns.h, issue 35): a root
- * helper keeps holders, each a process in a network, IPC and UTS
- * namespace of its own, made after a turn's replies; a job's init joins
- * one in place of making its own. Checked from the host, by the
- * namespaces' identities: the job is in the holder's, which were nobody
- * else's; a holder serves one job; their number follows demand up to the
- * ceiling; an idle helper, and a dead one, holds none. As root (only a
- * root helper makes them): fails, never skips, elsewhere.
+ * Jobs' inits prepared before their requests (helper/prepared.h, issue
+ * 35): a helper keeps inits already in their PID, mount, network, IPC and
+ * UTS namespaces, made after a turn's replies; a job's request goes to
+ * one of them. Checked from the host, by the namespaces' identities: the
+ * job is in the prepared init's, which were nobody else's; one serves one
+ * job; their number follows demand up to the ceiling; an idle helper,
+ * and a dead one, holds none. As root, reading /proc of the helper's
+ * children.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,10 +31,11 @@
 static char *scratch;
 
 static const char *const show_ns[] = { "/bin/sh", "-c",
-	"readlink /proc/self/ns/net /proc/self/ns/ipc /proc/self/ns/uts",
-	NULL };
+	"readlink /proc/self/ns/pid /proc/self/ns/mnt /proc/self/ns/net "
+	"/proc/self/ns/ipc /proc/self/ns/uts", NULL };
+static const char *const ns_names[] = { "pid", "mnt", "net", "ipc", "uts" };
 
-/* A helper whose holders are dropped after idle_ms without a job. */
+/* A helper whose prepared inits are dropped after idle_ms without a job. */
 static pid_t
 open_helper(struct confine **c, const char *idle_ms)
 {
@@ -46,44 +47,59 @@ open_helper(struct confine **c, const char *idle_ms)
 }
 
 /*
- * Waits (up to a minute) until helper has exactly n holders, filling out
- * (cap SOME); false if it never does.
+ * Waits (up to a minute) until helper has exactly n prepared inits
+ * waiting, filling out (cap SOME); false if it never does.
  */
 static bool
-holders_become(pid_t helper, int n, pid_t *out)
+prepared_become(pid_t helper, int n, pid_t *out)
 {
 	struct timespec ts = { 0, 5 * 1000 * 1000 };
 	int i;
 
 	for (i = 0; i < 12000; i++) {
-		if (hu_holders_of(helper, out, SOME) == n)
+		if (hu_prepared_of(helper, out, SOME) == n)
 			return true;
 		nanosleep(&ts, NULL);
 	}
-	fprintf(stderr, "helper %ld: %d holders, not %d\n", (long)helper,
-	    hu_holders_of(helper, out, SOME), n);
 	return false;
 }
 
-/* "net:[N]\nipc:[N]\nuts:[N]\n" of pid, as the job's own readlink says it. */
+/* "pid:[N]\nmnt:[N]\n..." of pid, as the job's own readlink says it. */
 static char *
 namespaces_of(pid_t pid)
 {
-	static const char *const names[] = { "net", "ipc", "uts" };
-	char path[64], link[64], *all = calloc(1, 256);
+	char path[64], link[64], *all = calloc(1, 512);
 	ssize_t n;
 	size_t i;
 
 	assert_non_null(all);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(ns_names) / sizeof(ns_names[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid,
-		    names[i]);
+		    ns_names[i]);
 		n = readlink(path, link, sizeof(link) - 1);
 		assert_true(n > 0);
 		link[n] = '\0';
 		strcat(strcat(all, link), "\n");
 	}
 	return all;
+}
+
+/* Whether each line of a differs from the same line of b. */
+static bool
+lines_all_differ(const char *a, const char *b)
+{
+	const char *ea, *eb;
+
+	for (;;) {
+		ea = strchr(a, '\n');
+		eb = strchr(b, '\n');
+		if (ea == NULL || eb == NULL)
+			return ea == eb;
+		if (ea - a == eb - b && memcmp(a, b, (size_t)(ea - a)) == 0)
+			return false;
+		a = ea + 1;
+		b = eb + 1;
+	}
 }
 
 /* A job that shows its namespaces, run to the end: what it printed. */
@@ -106,12 +122,34 @@ job_namespaces(struct confine *c)
 }
 
 /*
- * The second job joins what was made while the first ran: its namespaces
- * are the holder's, which are not the host's; the holder is gone after
- * (one job each), and the next one's are new.
+ * Once one is prepared, its namespaces (made in it, not the host's):
+ * what it shows once its own differ from the host's in each of them.
+ */
+static char *
+prepared_namespaces(pid_t pid, const char *host)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	char *now = NULL;
+	int i;
+
+	for (i = 0; i < 12000; i++) {
+		free(now);
+		now = namespaces_of(pid);
+		if (lines_all_differ(now, host))
+			return now;
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("init %ld never had namespaces of its own", (long)pid);
+	return NULL;
+}
+
+/*
+ * The second job is given what was prepared while the first ran: its
+ * namespaces, every one, are the prepared init's, which are not the
+ * host's; it is gone after (one job each), and the next one's are new.
  */
 static void
-a_job_joins_namespaces_made_before_it(void **state)
+a_job_runs_in_an_init_prepared_before_it(void **state)
 {
 	char *host, *held, *seen, *first, *next;
 	pid_t helper, h[SOME], h2[SOME];
@@ -119,25 +157,23 @@ a_job_joins_namespaces_made_before_it(void **state)
 
 	(void)state;
 	helper = open_helper(&c, "60000");
-	assert_int_equal(hu_holders_of(helper, h, SOME), 0);
+	assert_int_equal(hu_prepared_of(helper, h, SOME), 0);
 	first = job_namespaces(c);
-	assert_true(holders_become(helper, 1, h));
-	held = namespaces_of(h[0]);
+	assert_true(prepared_become(helper, 1, h));
 	host = namespaces_of(getpid());
-	assert_string_not_equal(held, host);
-	/* Nothing of the first job is the holder's. */
-	assert_string_not_equal(held, first);
+	held = prepared_namespaces(h[0], host);
+	/* Nothing of the first job is the prepared one's. */
+	assert_true(lines_all_differ(held, first));
 
 	seen = job_namespaces(c);
 	assert_string_equal(seen, held);
 	assert_true(hu_gone(h[0]));
 	/* Its successor, made while it ran: nobody's yet. */
-	assert_true(holders_become(helper, 1, h2));
+	assert_true(prepared_become(helper, 1, h2));
 	assert_int_not_equal(h2[0], h[0]);
-	next = namespaces_of(h2[0]);
-	assert_string_not_equal(next, held);
-	assert_string_not_equal(next, host);
-	/* Closed, the helper takes its holders with it. */
+	next = prepared_namespaces(h2[0], host);
+	assert_true(lines_all_differ(next, held));
+	/* Closed, the helper takes its prepared inits with it. */
 	confine_close(c);
 	assert_true(hu_gone(h2[0]));
 	free(host);
@@ -164,12 +200,12 @@ spawn_one(void *arg)
 /*
  * A burst of jobs that found none, from hosts of their own (their
  * requests read in one turn: the helper was stopped while they came): as
- * many holders are wanted, up to the ceiling (4 by default), never more;
- * idle, none at all. One host's spawns come one at a time, each served
- * by the one made after the last.
+ * many are wanted, up to the ceiling (4 by default), never more; idle,
+ * none at all. One host's spawns come one at a time, each served by the
+ * one made after the last.
  */
 static void
-holders_follow_demand_and_go_when_idle(void **state)
+prepared_follow_demand_and_go_when_idle(void **state)
 {
 	struct timespec ts = { 0, 300 * 1000 * 1000 };
 	char *dir = tu_sockdir(), *sock = tu_join(dir, "helper.sock");
@@ -200,17 +236,17 @@ holders_follow_demand_and_go_when_idle(void **state)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 		assert_int_equal(j[i].rc, 0);
 	}
-	assert_true(holders_become(helper, 4, h));
+	assert_true(prepared_become(helper, 4, h));
 	nanosleep(&ts, NULL);
-	assert_int_equal(hu_holders_of(helper, h, SOME), 4);
+	assert_int_equal(hu_prepared_of(helper, h, SOME), 4);
 	for (i = 0; i < SOME; i++) {
 		assert_int_equal(confine_cancel(j[i].job), 0);
 		assert_int_equal(hu_wait(&j[i]), 0);
 		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
 		hu_free(&j[i]);
 	}
-	/* Three seconds after the last job asked: no holder, no child. */
-	assert_true(holders_become(helper, 0, none));
+	/* Three seconds after the last job asked: none, and no child. */
+	assert_true(prepared_become(helper, 0, none));
 	for (i = 0; i < 4; i++)
 		assert_true(hu_gone(h[i]));
 	assert_int_equal(hu_children_of(helper, none, SOME), 0);
@@ -220,9 +256,9 @@ holders_follow_demand_and_go_when_idle(void **state)
 	tu_rmsock(dir, sock);
 }
 
-/* Killed, the helper's holders die with it (PR_SET_PDEATHSIG). */
+/* Killed, the helper's prepared inits die with it (PR_SET_PDEATHSIG). */
 static void
-holders_die_with_a_killed_helper(void **state)
+prepared_inits_die_with_a_killed_helper(void **state)
 {
 	struct confine *c;
 	pid_t helper, h[SOME];
@@ -231,7 +267,7 @@ holders_die_with_a_killed_helper(void **state)
 	(void)state;
 	helper = open_helper(&c, "60000");
 	out = job_namespaces(c);
-	assert_true(holders_become(helper, 1, h));
+	assert_true(prepared_become(helper, 1, h));
 	assert_int_equal(kill(helper, SIGKILL), 0);
 	hu_await_exit(helper);
 	assert_true(hu_gone(h[0]));
@@ -260,9 +296,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_job_joins_namespaces_made_before_it),
-		cmocka_unit_test(holders_follow_demand_and_go_when_idle),
-		cmocka_unit_test(holders_die_with_a_killed_helper),
+		cmocka_unit_test(a_job_runs_in_an_init_prepared_before_it),
+		cmocka_unit_test(prepared_follow_demand_and_go_when_idle),
+		cmocka_unit_test(prepared_inits_die_with_a_killed_helper),
 	};
 
 	hu_setup();

@@ -1,0 +1,82 @@
+/*
+ * Jobs' inits prepared before their requests (Linux; issue 35). Most of
+ * what a job's init does depends on no request: its clone into a PID
+ * namespace (and a user namespace, where the helper is not root), its
+ * maps, its mount, network (loopback up), IPC and UTS namespaces
+ * (shepherd_prepare). A prepared init has done that and waits on its
+ * socket. The request's plan then reaches it whole: the helper copies
+ * it into memory the two share (mapped before the clone, at the same
+ * address in both, so its pointers hold), and sends the descriptors the
+ * plan names with a word to go. From there it is any job's init
+ * (shepherd_main), with the same settlement, proofs and outcomes.
+ *
+ * Each is made for one job of this helper and never reused; while it
+ * waits it is named PREPARED_NAME, dies with the helper
+ * (PR_SET_PDEATHSIG, and its socket's EOF), and holds nothing of the
+ * helper's but its socket and its shared page.
+ */
+#ifndef CONFINE_PREPARED_H
+#define CONFINE_PREPARED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "helper/child.h"
+#include "helper/sys.h"
+
+#define PREPARED_NAME "confine-prep"
+#define PREPARED_MAX 16
+
+struct prepared {
+	pid_t pid;      /* the init, our child; -1: none */
+	int ctl;        /* our end of its socket pair (the shepherd's) */
+	void *arena;    /* the memory we share with it */
+};
+
+/*
+ * The helper's prepared inits, ready for the next jobs: how many it keeps
+ * follows demand up to a ceiling (serve.c grows and drains it).
+ */
+struct prepared_pool {
+	struct prepared held[PREPARED_MAX];  /* oldest first */
+	size_t n;
+	size_t want;         /* how many to keep now */
+	size_t ceiling;      /* at most; 0: none are made */
+	size_t missed;       /* jobs that found none, since the last refill */
+	size_t taken;        /* given to jobs, in all */
+	int64_t t_asked;     /* when a job last asked, CLOCK_MONOTONIC ns */
+	/* What each is made with: the helper's ids, and a user namespace. */
+	bool userns;
+	uid_t uid;
+	gid_t gid;
+	const struct job_sys *sys;
+};
+
+/*
+ * Clones one into *pi, 0 or -errno. pool: every other one's shared
+ * memory, which the new one unmaps.
+ */
+int prepared_make(struct prepared *pi, const struct prepared_pool *pool);
+
+/* Our copies closed and *pi emptied; with kill, it is killed first. */
+void prepared_drop(struct prepared *pi, bool kill);
+
+/*
+ * The oldest into *out, or false: none, counted as a miss. now:
+ * clock_ns().
+ */
+bool prepared_take(struct prepared_pool *p, struct prepared *out, int64_t now);
+
+/* pid, if it is one of the pool's, forgotten (it died): true. */
+bool prepared_forget(struct prepared_pool *p, pid_t pid);
+
+/*
+ * Gives plan to pi: copied into its memory, its descriptors sent with the
+ * word to go. 0, or -errno (-E2BIG: the plan does not fit) with nothing
+ * sent: the caller drops it.
+ */
+int prepared_go(struct prepared *pi, const struct child_plan *plan);
+
+#endif
