@@ -14,12 +14,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,12 +107,12 @@ lines_all_differ(const char *a, const char *b)
 
 /* A job that shows its namespaces, run to the end: what it printed. */
 static char *
-job_namespaces(struct confine *c)
+job_namespaces(struct confine *c, const char *in)
 {
 	struct hu_job j;
 	char *out;
 
-	hu_init(&j, scratch, NULL);
+	hu_init(&j, in, NULL);
 	j.spec.exe = show_ns[0];
 	j.spec.argv = (const char *const *)show_ns;
 	assert_int_equal(hu_run(c, &j), 0);
@@ -158,14 +161,14 @@ a_job_runs_in_an_init_prepared_before_it(void **state)
 	(void)state;
 	helper = open_helper(&c, "60000");
 	assert_int_equal(hu_prepared_of(helper, h, SOME), 0);
-	first = job_namespaces(c);
+	first = job_namespaces(c, scratch);
 	assert_true(prepared_become(helper, 1, h));
 	host = namespaces_of(getpid());
 	held = prepared_namespaces(h[0], host);
 	/* Nothing of the first job is the prepared one's. */
 	assert_true(lines_all_differ(held, first));
 
-	seen = job_namespaces(c);
+	seen = job_namespaces(c, scratch);
 	assert_string_equal(seen, held);
 	assert_true(hu_gone(h[0]));
 	/* Its successor, made while it ran: nobody's yet. */
@@ -266,13 +269,107 @@ prepared_inits_die_with_a_killed_helper(void **state)
 
 	(void)state;
 	helper = open_helper(&c, "60000");
-	out = job_namespaces(c);
+	out = job_namespaces(c, scratch);
 	assert_true(prepared_become(helper, 1, h));
 	assert_int_equal(kill(helper, SIGKILL), 0);
 	hu_await_exit(helper);
 	assert_true(hu_gone(h[0]));
 	confine_close(c);
 	free(out);
+}
+
+/*
+ * A helper that is not root prepares its jobs' inits too, each in a user
+ * namespace of its own (mapping the helper's uid alone), and the job runs
+ * in every namespace of it. The helper runs as a uid no process has, its
+ * binary copied where that user can run it.
+ */
+static void
+an_unprivileged_helper_prepares_them_too(void **state)
+{
+	char dir[] = "/tmp/confine-prep.XXXXXX", *helper, *home, *sock;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	char *host, *held, *seen;
+	uid_t user = tu_unused_uid();
+	struct confine *c = NULL;
+	struct hu_job j;
+	pid_t pid, h[SOME];
+	int tries, rc = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	helper = tu_join(dir, "confine-helper");
+	home = tu_join(dir, "scratch");
+	sock = tu_join(dir, "h.sock");
+	tu_copy_exec(hu_helper, helper);
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(chown(home, user, user), 0);
+	assert_int_equal(chown(dir, user, user), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(user) != 0 ||
+		    setuid(user) != 0)
+			_exit(100);
+		setenv("TMPDIR", dir, 1);
+		setenv("CONFINE_PREPARED_IDLE_MS", "60000", 1);
+		execl(helper, "confine-helper", "--listen", sock, "--quiet",
+		    (char *)NULL);
+		_exit(101);
+	}
+	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
+		nanosleep(&ts, NULL);
+	for (tries = 0; tries < 500; tries++) {
+		assert_int_equal(setegid(user), 0);
+		assert_int_equal(seteuid(user), 0);
+		rc = hu_open(&c, CONFINE_MODE_CONNECT, sock);
+		assert_int_equal(seteuid(0), 0);
+		assert_int_equal(setegid(0), 0);
+		if (rc == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(rc, 0);
+	hu_init(&j, home, NULL);
+	j.spec.exe = show_ns[0];
+	j.spec.argv = (const char *const *)show_ns;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	hu_free(&j);
+	assert_true(prepared_become(pid, 1, h));
+	host = namespaces_of(getpid());
+	held = prepared_namespaces(h[0], host);
+	{
+		char path[64], mine[64], theirs[64];
+		ssize_t n;
+
+		/* Its user namespace, not the host's. */
+		snprintf(path, sizeof(path), "/proc/%ld/ns/user", (long)h[0]);
+		n = readlink(path, theirs, sizeof(theirs) - 1);
+		assert_true(n > 0);
+		theirs[n] = '\0';
+		n = readlink("/proc/self/ns/user", mine, sizeof(mine) - 1);
+		assert_true(n > 0);
+		mine[n] = '\0';
+		assert_string_not_equal(theirs, mine);
+	}
+	seen = job_namespaces(c, home);
+	assert_string_equal(seen, held);
+	assert_true(hu_gone(h[0]));
+	confine_close(c);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	unlink(helper);
+	rmdir(home);
+	unlink(sock);
+	rmdir(dir);
+	free(helper);
+	free(home);
+	free(sock);
+	free(host);
+	free(held);
+	free(seen);
 }
 
 static int
@@ -299,6 +396,7 @@ main(void)
 		cmocka_unit_test(a_job_runs_in_an_init_prepared_before_it),
 		cmocka_unit_test(prepared_follow_demand_and_go_when_idle),
 		cmocka_unit_test(prepared_inits_die_with_a_killed_helper),
+		cmocka_unit_test(an_unprivileged_helper_prepares_them_too),
 	};
 
 	hu_setup();
