@@ -887,9 +887,9 @@ pool_refill(struct srv *s, int64_t now)
 
 /*
  * Where jobs' inits are prepared: wherever they have namespaces. In a
- * build for the tests, CONFINE_PREPARED_IDLE_MS
- * shortens the idle time and CONFINE_PREPARED sets the ceiling (0: the
- * tests that count a helper's children).
+ * build for the tests, CONFINE_PREPARED_IDLE_MS shortens the idle time
+ * and CONFINE_PREPARED sets the ceiling (0: every init made as its job
+ * starts, as before).
  */
 static void
 pool_init(struct srv *s, size_t ceiling)
