@@ -115,6 +115,15 @@ struct job_env {
  */
 /* 0, or -ENOMEM: a helper short of it would refuse narrowed jobs. */
 int job_env_init(struct job_env *env);
+#ifdef __linux__
+/*
+ * job_env_init for a process that serves jobs (a helper, confine-run):
+ * whether jobs can have namespaces is learnt from the first job's init,
+ * prepared ahead (prepared.h) instead of probed, and kept in *first for
+ * that job (pid -1: none). The caller drops it if it goes unused.
+ */
+int job_env_init_ahead(struct job_env *env, struct prepared *first);
+#endif
 void job_env_fini(struct job_env *env);
 /* Gives env a trash in its tmp base (trash.h); without one, none. */
 void job_env_trash(struct job_env *env);

@@ -23,7 +23,21 @@ local_open(struct local *l)
 	/* As a helper is (serve.c): a job whose shepherd died comes to us. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
+#ifdef __linux__
+	/*
+	 * Its init prepared while the rest of our start goes on, which also
+	 * says whether it can be: the job's, if it has namespaces.
+	 */
+	memset(&l->pool, 0, sizeof(l->pool));
+	rc = job_env_init_ahead(&l->env, &l->pool.held[0]);
+	if (l->pool.held[0].pid > 0) {
+		l->pool.n = 1;
+		l->pool.ceiling = 1;
+		l->env.pool = &l->pool;
+	}
+#else
 	rc = job_env_init(&l->env);
+#endif
 	l->guard = -1;
 	if (rc == 0)
 		l->guard = job_env_guard(&l->env, &guard, true);
@@ -33,6 +47,15 @@ local_open(struct local *l)
 void
 local_close(struct local *l)
 {
+#ifdef __linux__
+	/* A prepared init no job took. */
+	while (l->pool.n > 0) {
+		pid_t pid = l->pool.held[--l->pool.n].pid;
+
+		prepared_drop(&l->pool.held[l->pool.n], true);
+		proc_reap(pid, NULL);
+	}
+#endif
 	/* The orphans of our jobs that died after their settlement. */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;

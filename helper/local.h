@@ -22,6 +22,9 @@
 struct local {
 	struct job_env env;
 	int guard;       /* held open for our life, or -errno */
+#ifdef __linux__
+	struct prepared_pool pool;  /* the job's init, prepared as we start */
+#endif
 };
 
 /*

@@ -188,19 +188,52 @@ view_probe(struct job_env *env)
  * environment: the path of machines that cannot, to be tested where they
  * can.
  */
-static void
-ns_possible(struct job_env *env)
+static bool
+ns_switched_off(void)
 {
 #ifdef CONFINE_TEST_SWITCHES
 	const char *off = getenv("CONFINE_NO_NAMESPACES");
 
-	if (off != NULL && strcmp(off, "1") == 0) {
+	return off != NULL && strcmp(off, "1") == 0;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The first job's init prepared ahead, to say whether any can be (in
+ * place of ns_probe): made at once, so that it prepares while the rest
+ * of the helper's start goes on; its errno, or 0.
+ */
+static int
+first_start(const struct job_env *env, struct prepared *first)
+{
+	struct prepared_pool pp;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.userns = env->self.uid != 0;
+	pp.uid = env->self.uid;
+	pp.gid = env->self.gid;
+	pp.sys = &job_sys_real;
+	return prepared_make(first, &pp, true);
+}
+
+static void
+ns_possible(struct job_env *env, struct prepared *first, int first_err)
+{
+	if (ns_switched_off()) {
 		env->ns_err = -ENOTSUP;
 		env->view_ok = view_probe(env);
 		return;
 	}
-#endif
-	env->ns_err = ns_probe(&env->ns_op);
+	if (first == NULL) {
+		env->ns_err = ns_probe(&env->ns_op);
+	} else if (first_err != 0) {
+		env->ns_err = first_err;
+		env->ns_op = OP_CLONE_INIT;
+	} else {
+		env->ns_err = prepared_result(first, &env->ns_op);
+	}
 	env->ns = env->ns_err == 0;
 	/* Sockets of its own where its init can supervise their calls. */
 	env->sup_ok = env->ns && sup_probe() == 0;
@@ -208,9 +241,13 @@ ns_possible(struct job_env *env)
 }
 #endif
 
-int
-job_env_init(struct job_env *env)
+static int
+env_init(struct job_env *env, struct prepared *first)
 {
+#ifdef __linux__
+	int first_err = 0;
+#endif
+
 	memset(env, 0, sizeof(*env));
 	env->self_err = ident_self(&env->self);
 	env->tmp_base = tmp_base();
@@ -219,18 +256,39 @@ job_env_init(struct job_env *env)
 	seccomp_program(SECCOMP_SHARED, &env->seccomp);
 	seccomp_program(SECCOMP_OWN, &env->seccomp_own);
 	seccomp_program(SECCOMP_OWN_NET, &env->seccomp_own_net);
+	/* After the programs: the init's copy of our memory must have them. */
+	if (first != NULL && !ns_switched_off())
+		first_err = first_start(env, first);
 	cgroup_env_init(&env->cg);
-	ns_possible(env);
+	ns_possible(env, first, first_err);
 	/* A job with namespaces has an init of its own: never direct. */
 	env->direct = !env->ns && direct_possible(&env->cg);
 	env->sysreads = calloc(1, sizeof(*env->sysreads));
 	if (env->sysreads == NULL)
 		return -ENOMEM;
 #else
+	(void)first;
 	env->landlock_abi = -ENOSYS;
 #endif
 	return 0;
 }
+
+int
+job_env_init(struct job_env *env)
+{
+	return env_init(env, NULL);
+}
+
+#ifdef __linux__
+int
+job_env_init_ahead(struct job_env *env, struct prepared *first)
+{
+	first->pid = -1;
+	first->ctl = -1;
+	first->arena = NULL;
+	return env_init(env, first);
+}
+#endif
 
 int
 job_env_guard(struct job_env *env, pid_t *pid, bool one_job)

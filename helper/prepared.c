@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "helper/prepared.h"
 #include "helper/shepherd.h"
 #include "src/fd.h"
+#include "src/proc.h"
 
 /*
  * The shared memory of each: room for the largest plan a request can
@@ -199,7 +201,8 @@ recv_go(int ctl, const void *arena, struct child_plan *plan)
 }
 
 static _Noreturn void
-prepared_main(int ctl, void *arena, const struct prepared_pool *pool)
+prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
+    bool report)
 {
 	struct child_plan plan;
 	struct init_prep pr;
@@ -215,6 +218,13 @@ prepared_main(int ctl, void *arena, const struct prepared_pool *pool)
 		if (pool->held[i].arena != NULL && pool->held[i].arena != arena)
 			(void)munmap(pool->held[i].arena, ARENA_SIZE);
 	shepherd_prepare(&pr, pool->userns, pool->uid, pool->gid);
+	if (report) {
+		uint32_t said[2] = { (uint32_t)pr.err, (uint32_t)pr.op };
+
+		if (write(ctl, said, sizeof(said)) != (ssize_t)sizeof(said) ||
+		    pr.err != 0)
+			_exit(0);
+	}
 	if (recv_go(ctl, arena, &plan) != 0)
 		_exit(0);  /* dropped, or the helper is gone */
 	(void)prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
@@ -223,7 +233,8 @@ prepared_main(int ctl, void *arena, const struct prepared_pool *pool)
 }
 
 int
-prepared_make(struct prepared *pi, const struct prepared_pool *pool)
+prepared_make(struct prepared *pi, const struct prepared_pool *pool,
+    bool report)
 {
 	int sv[2], rc;
 	void *arena;
@@ -243,7 +254,7 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool)
 	pid = ns_clone_init(pool->userns);
 	if (pid == 0) {
 		close(sv[0]);
-		prepared_main(sv[1], arena, pool);
+		prepared_main(sv[1], arena, pool, report);
 	}
 	rc = pid < 0 ? -errno : 0;
 	close(sv[1]);
@@ -257,6 +268,31 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool)
 	pi->ctl = sv[0];
 	pi->arena = arena;
 	return 0;
+}
+
+int
+prepared_result(struct prepared *pi, enum op *op)
+{
+	struct pollfd pfd = { pi->ctl, POLLIN, 0 };
+	uint32_t said[2];
+	pid_t pid = pi->pid;
+	int rc;
+
+	*op = OP_CLONE_INIT;
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+	rc = fd_read_full(pi->ctl, said, sizeof(said));
+	if (rc == 0 && said[0] == 0)
+		return 0;
+	if (rc == 0) {
+		*op = said[1] <= OP_LAST ? (enum op)said[1] : OP_NONE;
+		rc = said[0] < 4096 ? -(int)said[0] : -EIO;
+	} else {
+		rc = -EIO;
+	}
+	prepared_drop(pi, true);
+	proc_reap(pid, NULL);
+	return rc;
 }
 
 void
@@ -282,6 +318,9 @@ prepared_take(struct prepared_pool *p, struct prepared *out, int64_t now)
 	*out = p->held[0];
 	memmove(&p->held[0], &p->held[1], --p->n * sizeof(p->held[0]));
 	p->taken++;
+	/* One taken is one to make again (the first, the start's, too). */
+	if (p->want == 0)
+		p->want = 1;
 	return true;
 }
 

@@ -55,10 +55,19 @@ struct prepared_pool {
 };
 
 /*
- * Clones one into *pi, 0 or -errno. pool: every other one's shared
- * memory, which the new one unmaps.
+ * Clones one into *pi, 0 or -errno. pool: what it is made with, and every
+ * other one's shared memory, which the new one unmaps. With report, it
+ * says on its socket how its preparation went, which prepared_result
+ * reads: a probe of what every job's init will do.
  */
-int prepared_make(struct prepared *pi, const struct prepared_pool *pool);
+int prepared_make(struct prepared *pi, const struct prepared_pool *pool,
+    bool report);
+
+/*
+ * Waits for what one made with report says: 0, or its preparation's
+ * -errno with the call in *op, and then it is gone (reaped).
+ */
+int prepared_result(struct prepared *pi, enum op *op);
 
 /* Our copies closed and *pi emptied; with kill, it is killed first. */
 void prepared_drop(struct prepared *pi, bool kill);

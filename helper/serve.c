@@ -869,12 +869,12 @@ pool_refill(struct srv *s, int64_t now)
 			p->want = p->ceiling;
 		p->missed = 0;
 	}
-	if (p->want > 0 && now - p->t_asked >= s->pool_idle_ns) {
+	if ((p->n > 0 || p->want > 0) && now - p->t_asked >= s->pool_idle_ns) {
 		pool_drop(s);
 		return;
 	}
 	while (p->n < p->want) {
-		if ((rc = prepared_make(&p->held[p->n], p)) != 0) {
+		if ((rc = prepared_make(&p->held[p->n], p, false)) != 0) {
 			say("no init prepared (%s): each job's is made as it "
 			    "starts", strerror(-rc));
 			pool_drop(s);
@@ -892,7 +892,7 @@ pool_refill(struct srv *s, int64_t now)
  * starts, as before).
  */
 static void
-pool_init(struct srv *s, size_t ceiling)
+pool_init(struct srv *s, size_t ceiling, struct prepared *first)
 {
 	s->pool.ceiling = ceiling > PREPARED_MAX ? PREPARED_MAX : ceiling;
 	s->pool_idle_ns = POOL_IDLE_MS * 1000000LL;
@@ -915,6 +915,12 @@ pool_init(struct srv *s, size_t ceiling)
 		s->env.pool = &s->pool;
 	else
 		s->pool.ceiling = 0;
+	/* The one the start made, for the first job; reap() collects it else. */
+	s->pool.t_asked = clock_ns();
+	if (first->pid > 0 && s->pool.ceiling > 0)
+		s->pool.held[s->pool.n++] = *first;
+	else
+		prepared_drop(first, true);
 }
 #endif
 
@@ -1134,6 +1140,9 @@ int
 serve(const struct serve_opts *o)
 {
 	struct srv s;
+#ifdef __linux__
+	struct prepared first;
+#endif
 	int keep[5], sigp[2] = { -1, -1 }, rc = 0;
 	struct hjob *h;
 	struct conn *c;
@@ -1172,7 +1181,12 @@ serve(const struct serve_opts *o)
 	 */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
-	if ((rc = job_env_init(&s.env)) != 0) {
+#ifdef __linux__
+	rc = job_env_init_ahead(&s.env, &first);
+#else
+	rc = job_env_init(&s.env);
+#endif
+	if (rc != 0) {
 		fprintf(stderr, "confine-helper: %s\n", strerror(-rc));
 		job_env_fini(&s.env);
 		return 1;
@@ -1187,7 +1201,7 @@ serve(const struct serve_opts *o)
 	s.guard = -1;
 	guard_start(&s);
 #ifdef __linux__
-	pool_init(&s, o->prepared);
+	pool_init(&s, o->prepared, &first);
 #endif
 	if (s.listen_fd >= 0) {
 		(void)fd_nonblock(s.listen_fd);

@@ -123,6 +123,22 @@ trash_entries(void)
 	return n;
 }
 
+/*
+ * Waits (up to 30 s) until the helper holds no prepared init: its figures
+ * idle, which its pool (helper/prepared.h) changes for CONFINE_PREPARED_IDLE_MS
+ * after each job.
+ */
+static void
+unprepared(pid_t helper)
+{
+	pid_t any[4];
+	int i;
+
+	for (i = 0; i < 3000 && hu_prepared_of(helper, any, 4) != 0; i++)
+		usleep(10000);
+	assert_int_equal(hu_prepared_of(helper, any, 4), 0);
+}
+
 static long
 rss_kib(pid_t pid)
 {
@@ -158,8 +174,11 @@ ten_thousand_jobs_from_sixty_four_threads(void **state)
 	 * The helper without sanitizers: its memory is the figure. (Every
 	 * other helper test runs the instrumented one.)
 	 */
+	assert_int_equal(setenv("CONFINE_PREPARED_IDLE_MS", "200", 1), 0);
 	assert_int_equal(confine_open(&c, &opts), 0);
+	assert_int_equal(unsetenv("CONFINE_PREPARED_IDLE_MS"), 0);
 	helper = confine_helper_pid(c);
+	unprepared(helper);
 	/* Its children before any job: none, or (direct) its guard. */
 	assert_int_equal(hu_children_of(helper, kids, 2),
 	    tu_path_direct() ? 1 : 0);
@@ -172,6 +191,7 @@ ten_thousand_jobs_from_sixty_four_threads(void **state)
 		assert_int_equal(hu_run(c, &warm), 0);
 		hu_free(&warm);
 	}
+	unprepared(helper);
 	host_fds = count_fds(getpid());
 	helper_fds = count_fds(helper);
 	idle_kib = rss_kib(helper);
