@@ -200,19 +200,27 @@ recv_go(int ctl, const void *arena, struct child_plan *plan)
 	return 0;
 }
 
+/* The helper's own name, which a prepared init takes back with a job. */
+static char helper_name[17];
+
 static _Noreturn void
 prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
     bool report)
 {
 	struct child_plan plan;
 	struct init_prep pr;
-	char name[17] = "";
+	char closed = 'c';
 	size_t i;
 
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	(void)prctl(PR_GET_NAME, name, 0, 0, 0);
-	(void)prctl(PR_SET_NAME, PREPARED_NAME, 0, 0, 0);
+	/*
+	 * Our copies of the helper's descriptors first, its hosts' sockets
+	 * among them: until they are closed a host would not see its helper
+	 * die. The helper waits for our word that they are.
+	 */
 	fd_close_except(&ctl, 1);
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (write(ctl, &closed, 1) != 1)
+		_exit(0);
 	/* The others' plans are not ours to see. */
 	for (i = 0; i < pool->n; i++)
 		if (pool->held[i].arena != NULL && pool->held[i].arena != arena)
@@ -228,8 +236,23 @@ prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
 	if (recv_go(ctl, arena, &plan) != 0)
 		_exit(0);  /* dropped, or the helper is gone */
 	(void)prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
-	(void)prctl(PR_SET_NAME, name, 0, 0, 0);
+	(void)prctl(PR_SET_NAME, helper_name, 0, 0, 0);
 	shepherd_main(&plan, ctl, pool->sys, &pr);
+}
+
+/* A new one's word that it closed our descriptors: 0, or -EIO. */
+static int
+closed_word(int ctl)
+{
+	struct pollfd pfd = { ctl, POLLIN, 0 };
+	char c = 0;
+	int n;
+
+	while ((n = poll(&pfd, 1, 10000)) < 0 && errno == EINTR)
+		;
+	if (n != 1 || read(ctl, &c, 1) != 1 || c != 'c')
+		return -EIO;
+	return 0;
 }
 
 int
@@ -251,7 +274,15 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 		(void)munmap(arena, ARENA_SIZE);
 		return rc;
 	}
+	/*
+	 * Born with its name: ours for the clone, so that no one sees a
+	 * prepared init by our name (tests count a helper's inits by it).
+	 */
+	(void)prctl(PR_GET_NAME, helper_name, 0, 0, 0);
+	(void)prctl(PR_SET_NAME, PREPARED_NAME, 0, 0, 0);
 	pid = ns_clone_init(pool->userns);
+	if (pid != 0)
+		(void)prctl(PR_SET_NAME, helper_name, 0, 0, 0);
 	if (pid == 0) {
 		close(sv[0]);
 		prepared_main(sv[1], arena, pool, report);
@@ -267,7 +298,13 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 	pi->pid = pid;
 	pi->ctl = sv[0];
 	pi->arena = arena;
-	return 0;
+	/*
+	 * Not given out until it holds nothing of ours but its socket: a
+	 * helper killed after this leaves no host's socket open behind it.
+	 */
+	if ((rc = closed_word(pi->ctl)) != 0)
+		prepared_drop(pi, true);
+	return rc;
 }
 
 int
