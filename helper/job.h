@@ -33,6 +33,8 @@
 #include "helper/seccomp.h"
 #endif
 
+struct prepared;   /* prepared.h, Linux only */
+
 /* What the helper learned about the machine once, at start. */
 /*
  * policy_system_reads as this machine has them: canonical, present, no
