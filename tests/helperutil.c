@@ -5,12 +5,14 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -98,6 +100,55 @@ hu_listen(const char *path, const char *const *extra)
 		nanosleep(&ts, NULL);
 	assert_true(i < 1000);
 	return pid;
+}
+
+pid_t
+hu_listen_as(uid_t user, const char *helper, const char *sock,
+    const char *dir, long nproc, const char *const *env)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	pid_t pid = fork();
+	int tries;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { (rlim_t)nproc, (rlim_t)nproc };
+
+		if (setgroups(0, NULL) != 0 || setgid(user) != 0 ||
+		    setuid(user) != 0 ||
+		    (nproc > 0 && setrlimit(RLIMIT_NPROC, &rl) != 0))
+			_exit(100);
+		/* Its jobs' private tmps: in its own directory. */
+		setenv("TMPDIR", dir, 1);
+		for (; env != NULL && *env != NULL; env++)
+			if (putenv((char *)(uintptr_t)*env) != 0)
+				_exit(100);
+		execl(helper, "confine-helper", "--listen", sock, "--quiet",
+		    (char *)NULL);
+		_exit(101);
+	}
+	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
+		nanosleep(&ts, NULL);
+	return pid;
+}
+
+int
+hu_open_as(struct confine **c, uid_t user, const char *sock)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int tries, rc = -1;
+
+	for (tries = 0; tries < 500; tries++) {
+		assert_int_equal(setegid(user), 0);
+		assert_int_equal(seteuid(user), 0);
+		rc = hu_open(c, CONFINE_MODE_CONNECT, sock);
+		assert_int_equal(seteuid(0), 0);
+		assert_int_equal(setegid(0), 0);
+		if (rc == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return rc;
 }
 
 void

@@ -29,6 +29,22 @@ pid_t hu_listen(const char *path, const char *const *extra);
 /* SIGTERM, then reap. */
 void hu_stop(pid_t pid);
 
+/*
+ * The helper binary at helper (a copy user may run) started as user with
+ * --listen sock, its TMPDIR dir, and where nproc > 0 an RLIMIT_NPROC of
+ * nproc; env: NAME=VALUE settings for it besides, NULL-terminated, or
+ * NULL. Its pid, once sock is there (or after 5 s).
+ */
+pid_t hu_listen_as(uid_t user, const char *helper, const char *sock,
+    const char *dir, long nproc, const char *const *env);
+
+/*
+ * hu_open in connect mode as user (a peer's credentials are taken at
+ * connect), tried for up to 5 s while the helper starts: 0, or the last
+ * error.
+ */
+int hu_open_as(struct confine **c, uid_t user, const char *sock);
+
 /* Opens in a mode; for CONNECT, socket is the listening path. */
 int hu_open(struct confine **c, enum confine_mode mode, const char *socket);
 

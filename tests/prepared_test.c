@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
-#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -295,14 +294,14 @@ prepared_inits_die_with_a_killed_helper(void **state)
 static void
 an_unprivileged_helper_prepares_them_too(void **state)
 {
+	static const char *const prepared_env[] = {
+		"CONFINE_PREPARED_IDLE_MS=60000", NULL };
 	char dir[] = "/tmp/confine-prep.XXXXXX", *helper, *home, *sock;
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	char *host, *held, *seen;
 	uid_t user = tu_unused_uid();
 	struct confine *c = NULL;
 	struct hu_job j;
 	pid_t pid, h[SOME];
-	int tries, rc = -1;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -314,31 +313,8 @@ an_unprivileged_helper_prepares_them_too(void **state)
 	assert_int_equal(mkdir(home, 0755), 0);
 	assert_int_equal(chown(home, user, user), 0);
 	assert_int_equal(chown(dir, user, user), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (setgroups(0, NULL) != 0 || setgid(user) != 0 ||
-		    setuid(user) != 0)
-			_exit(100);
-		setenv("TMPDIR", dir, 1);
-		setenv("CONFINE_PREPARED_IDLE_MS", "60000", 1);
-		execl(helper, "confine-helper", "--listen", sock, "--quiet",
-		    (char *)NULL);
-		_exit(101);
-	}
-	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
-		nanosleep(&ts, NULL);
-	for (tries = 0; tries < 500; tries++) {
-		assert_int_equal(setegid(user), 0);
-		assert_int_equal(seteuid(user), 0);
-		rc = hu_open(&c, CONFINE_MODE_CONNECT, sock);
-		assert_int_equal(seteuid(0), 0);
-		assert_int_equal(setegid(0), 0);
-		if (rc == 0)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	assert_int_equal(rc, 0);
+	pid = hu_listen_as(user, helper, sock, dir, 0, prepared_env);
+	assert_int_equal(hu_open_as(&c, user, sock), 0);
 	hu_init(&j, home, NULL);
 	j.spec.exe = show_ns[0];
 	j.spec.argv = (const char *const *)show_ns;

@@ -14,16 +14,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tests/helperutil.h"
@@ -36,11 +33,10 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 {
 	char dir[] = "/tmp/confine-unpriv.XXXXXX", *helper, *fixture, *scratch;
 	char *sock, *plain = tu_runfile("tests/plain_fixture");
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	static struct hu_job j[MAX];
 	struct hu_job next;
 	struct confine *c;
-	int i, n, rc = 0, tries;
+	int i, n, rc = 0;
 	uid_t user = tu_unused_uid();
 	pid_t pid;
 
@@ -56,38 +52,13 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 	assert_int_equal(mkdir(scratch, 0755), 0);
 	assert_int_equal(chown(scratch, user, user), 0);
 	assert_int_equal(chown(dir, user, user), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* The helper, its shepherds and jobs: nine processes at most. */
-		struct rlimit rl = { 9, 9 };
-
-		if (setgroups(0, NULL) != 0 || setgid(user) != 0 ||
-		    setuid(user) != 0 || setrlimit(RLIMIT_NPROC, &rl) != 0)
-			_exit(100);
-		/* Its jobs' private tmps: in its own directory. */
-		setenv("TMPDIR", dir, 1);
-		execl(helper, "confine-helper", "--listen", sock, "--quiet",
-		    (char *)NULL);
-		_exit(101);
-	}
-	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
-		nanosleep(&ts, NULL);
+	/* The helper, its shepherds and jobs: nine processes at most. */
+	pid = hu_listen_as(user, helper, sock, dir, 9, NULL);
 	/*
-	 * Connected as the user (the peer's credentials are taken at
-	 * connect): a helper that is not root runs only its own uid's jobs.
+	 * Connected as the user: a helper that is not root runs only its own
+	 * uid's jobs.
 	 */
-	for (tries = 0; tries < 500; tries++) {
-		assert_int_equal(setegid(user), 0);
-		assert_int_equal(seteuid(user), 0);
-		rc = hu_open(&c, CONFINE_MODE_CONNECT, sock);
-		assert_int_equal(seteuid(0), 0);
-		assert_int_equal(setegid(0), 0);
-		if (rc == 0)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	assert_true(tries < 500);
+	assert_int_equal(hu_open_as(&c, user, sock), 0);
 	for (n = 0; n < MAX; n++) {
 		hu_init(&j[n], scratch, "sleep", "60000", NULL);
 		j[n].spec.exe = fixture;
