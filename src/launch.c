@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -46,9 +47,9 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	char parent[24], *argv[6], *envp[4] = { NULL, NULL, NULL, NULL };
+	char parent[24], *argv[6], *envp[6] = { NULL };
 	const char *tmpdir = getenv("TMPDIR");
-	size_t ne = 0;
+	size_t ne = 0, i;
 	int sv[2], rc, moved;
 	sigset_t none, all;
 
@@ -92,13 +93,17 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 	 * files (the helper makes its jobs' private tmps there), and, in a
 	 * build for the tests only, whether it must run every job under a
 	 * shepherd (CONFINE_SHEPHERD=1) and without namespaces
-	 * (CONFINE_NO_NAMESPACES=1).
+	 * (CONFINE_NO_NAMESPACES=1), and its pool of prepared inits' ceiling
+	 * and idle time (CONFINE_PREPARED, CONFINE_PREPARED_IDLE_MS: a number).
 	 */
 #ifdef CONFINE_TEST_SWITCHES
-	static const char *const switches[] = { "CONFINE_SHEPHERD",
-		"CONFINE_NO_NAMESPACES" };
+	static const struct {
+		const char *name;
+		bool number;
+	} switches[] = { { "CONFINE_SHEPHERD", false },
+		{ "CONFINE_NO_NAMESPACES", false }, { "CONFINE_PREPARED", true },
+		{ "CONFINE_PREPARED_IDLE_MS", true } };
 	const char *on;
-	size_t i;
 #endif
 	if (tmpdir != NULL && tmpdir[0] == '/' &&
 	    asprintf(&envp[ne++], "TMPDIR=%s", tmpdir) < 0) {
@@ -106,18 +111,22 @@ launch_spawn(const char *path, pid_t *pid, int *fd)
 		rc = ENOMEM;
 	}
 #ifdef CONFINE_TEST_SWITCHES
-	for (i = 0; rc == 0 && i < sizeof(switches) / sizeof(switches[0]); i++)
-		if ((on = getenv(switches[i])) != NULL && strcmp(on, "1") == 0 &&
-		    asprintf(&envp[ne++], "%s=1", switches[i]) < 0) {
+	for (i = 0; rc == 0 && i < sizeof(switches) / sizeof(switches[0]); i++) {
+		on = getenv(switches[i].name);
+		if (on == NULL || (switches[i].number ? on[0] == '\0' ||
+		    strspn(on, "0123456789") != strlen(on) || strlen(on) > 9 :
+		    strcmp(on, "1") != 0))
+			continue;
+		if (asprintf(&envp[ne++], "%s=%s", switches[i].name, on) < 0) {
 			envp[--ne] = NULL;
 			rc = ENOMEM;
 		}
+	}
 #endif
 	if (rc == 0)
 		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
-	free(envp[0]);
-	free(envp[1]);
-	free(envp[2]);
+	for (i = 0; i < sizeof(envp) / sizeof(envp[0]); i++)
+		free(envp[i]);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);
