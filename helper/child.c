@@ -144,7 +144,7 @@ confine_view(const struct child_plan *p, enum op *op)
 		return rc == -EPERM ? 0 : rc;
 	}
 	if ((rc = mountns_unshare(op)) != 0 ||
-	    (rc = mountns_apply(&p->view, op)) != 0)
+	    (rc = mountns_apply(&p->view, NULL, op)) != 0)
 		return rc;
 	*op = OP_CAPBSET_DROP;
 	return caps_drop_bounding();

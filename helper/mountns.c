@@ -333,14 +333,26 @@ static const struct {
 	{ "/dev/stderr", "/proc/self/fd/2" },
 };
 
+/* One of the nodes every /dev of a job has. */
+static bool
+std_node(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < NODES; i++)
+		if (strcmp(dev_nodes[i], path) == 0)
+			return true;
+	return false;
+}
+
 /*
  * The job's own /dev: a small tmpfs with the harmless nodes and the
- * spec's devices (the host's own, attached), a new devpts instance with
- * its ptmx, a private /dev/shm and the IPC namespace's mqueue; then
- * read-only, but for those two and the ptys.
+ * spec's devices (the host's own, attached: those nodes of n that are
+ * beneath /dev), a new devpts instance with its ptmx, a private /dev/shm
+ * and the IPC namespace's mqueue. Left writable: dev_seal.
  */
 static int
-make_dev(struct devnode *nodes, size_t n, enum op *op)
+dev_build(struct devnode *nodes, size_t n, enum op *op)
 {
 	size_t i;
 	int rc = 0;
@@ -374,6 +386,15 @@ make_dev(struct devnode *nodes, size_t n, enum op *op)
 	if (mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV |
 	    MS_NOEXEC, NULL) != 0)
 		return -errno;
+	return 0;
+}
+
+/* /dev read-only, but for the file systems beneath it. */
+static int
+dev_seal(enum op *op)
+{
+	int rc;
+
 	*op = OP_MOUNT_SETATTR;
 	rc = set_attr_one(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0);
 	if (rc == -ENOSYS && mount("none", "/dev", "none", MS_REMOUNT | MS_BIND |
@@ -382,10 +403,83 @@ make_dev(struct devnode *nodes, size_t n, enum op *op)
 	return rc == -ENOSYS ? 0 : rc;
 }
 
+/*
+ * A tree made at path, taken away (a detached copy, descriptor in *fd)
+ * and path as it was again; else *fd is -1 and what was made is gone.
+ */
+static void
+take_away(const char *path, unsigned flags, int *fd)
+{
+	*fd = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | flags);
+	if (umount2(path, MNT_DETACH) != 0 && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+void
+mountns_ready_make(struct mountns_ready *r)
+{
+	struct devnode nodes[NODES];
+	struct stat host, now;
+	enum op op;
+	size_t k;
+	int rc = stat("/dev", &host) == 0 ? 0 : -errno;
+
+	r->dev = r->proc = -1;
+	for (k = 0; k < NODES; k++) {
+		nodes[k].path = dev_nodes[k];
+		nodes[k].fd = -1;
+		if (rc == 0)
+			rc = clone_node(&nodes[k]);
+	}
+	/*
+	 * Made where they will be seen, then taken away, so that the request's
+	 * view is made over the host's /dev and /proc as it would be without
+	 * them: what is made here on failure goes with the detach.
+	 */
+	if (rc == 0 && dev_build(nodes, NODES, &op) == 0)
+		take_away("/dev", AT_RECURSIVE, &r->dev);
+	else if (rc == 0 && stat("/dev", &now) == 0 && now.st_dev != host.st_dev)
+		(void)umount2("/dev", MNT_DETACH);
+	for (k = 0; k < NODES; k++)
+		if (nodes[k].fd >= 0)
+			close(nodes[k].fd);
+	if (mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, NULL) == 0)
+		take_away("/proc", 0, &r->proc);
+}
+
+void
+mountns_ready_close(struct mountns_ready *r)
+{
+	if (r->dev >= 0)
+		close(r->dev);
+	if (r->proc >= 0)
+		close(r->proc);
+	r->dev = r->proc = -1;
+}
+
+/* A tree made ahead, attached at path: 0 or -errno. Closed either way. */
+static int
+attach_ready(int *fd, const char *path)
+{
+	int rc = syscall(SYS_move_mount, *fd, "", AT_FDCWD, path,
+	    MOVE_MOUNT_F_EMPTY_PATH) == 0 ? 0 : -errno;
+
+	close(*fd);
+	*fd = -1;
+	return rc;
+}
+
 int
-mountns_apply(const struct mountns_view *v, enum op *failed)
+mountns_apply(const struct mountns_view *v, struct mountns_ready *ready,
+    enum op *failed)
 {
 	int root = -1, tmp = -1, keep[2] = { -1, -1 }, rc, i;
+	struct mountns_ready none = { -1, -1 }, *r = ready != NULL ? ready :
+	    &none;
 	bool legacy = false;
 	struct devnode nodes[NODES + MOUNTNS_MAX_DEVICES];
 	size_t k, nnodes = 0;
@@ -404,12 +498,15 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 		rc = clone_tree(&v->keep[i], &keep[i]);
 	/*
 	 * The host's nodes the job's /dev takes, and the named ones
-	 * elsewhere, before the view covers them or makes them nodev.
+	 * elsewhere, before the view covers them or makes them nodev; where
+	 * its /dev was made ahead, those it has not.
 	 */
 	for (k = 0; v->own_dev && k < NODES + v->ndevices; k++) {
 		nodes[nnodes].path = k < NODES ? dev_nodes[k] :
 		    v->devices[k - NODES];
 		nodes[nnodes].fd = -1;
+		if (r->dev >= 0 && std_node(nodes[nnodes].path))
+			continue;
 		if (k >= NODES && listed(nodes, nnodes, nodes[nnodes].path))
 			continue;
 		if (rc == 0)
@@ -460,14 +557,28 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 	if (rc == 0 && legacy)
 		rc = legacy_attr(op, v->root.path, MS_NODEV | MS_NOSUID);
 	/* The PID namespace's own processes, read-only as the rest. */
-	if (rc == 0 && v->own_proc) {
+	if (rc == 0 && v->own_proc && r->proc >= 0) {
+		*op = OP_MOUNT_PROC;
+		rc = attach_ready(&r->proc, "/proc");
+	} else if (rc == 0 && v->own_proc) {
 		*op = OP_MOUNT_PROC;
 		if (mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID |
 		    MS_NODEV | MS_NOEXEC, NULL) != 0)
 			rc = -errno;
 	}
+	/* Made ahead: the spec's devices added, as dev_build would. */
+	if (rc == 0 && v->own_dev && r->dev >= 0) {
+		*op = OP_MOUNT_DEV;
+		rc = attach_ready(&r->dev, "/dev");
+		*op = OP_MOVE_MOUNT;
+		for (k = 0; rc == 0 && k < nnodes; k++)
+			if (in_dev(nodes[k].path))
+				rc = attach_node(&nodes[k]);
+	} else if (rc == 0 && v->own_dev) {
+		rc = dev_build(nodes, nnodes, op);
+	}
 	if (rc == 0 && v->own_dev)
-		rc = make_dev(nodes, nnodes, op);
+		rc = dev_seal(op);
 	/* A named device elsewhere: its clone over it, where it is. */
 	*op = OP_MOVE_MOUNT;
 	for (k = 0; rc == 0 && k < nnodes; k++)
@@ -486,5 +597,6 @@ mountns_apply(const struct mountns_view *v, enum op *failed)
 	for (k = 0; k < nnodes; k++)
 		if (nodes[k].fd >= 0)
 			close(nodes[k].fd);
+	mountns_ready_close(r);
 	return rc;
 }

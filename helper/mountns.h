@@ -60,12 +60,31 @@ struct mountns_view {
 int mountns_unshare(enum op *op);
 
 /*
- * The view, made in the caller's mount namespace, which must be its own
- * (mountns_unshare, or ns.h's). Returns 0 or -errno, and the call that
- * failed in *failed (NULL: not wanted); on error the caller must not
- * exec. -ESTALE: a tree is no longer the directory the helper checked.
+ * What of a view no request changes, made ahead by a job's init in its own
+ * mount and PID namespaces (ns.h), before the request: the job's /dev
+ * (its harmless nodes, links, ptys, /dev/shm and mqueue; still writable,
+ * for the spec's devices) and its /proc, each a detached tree to be
+ * attached where mountns_apply would make it. -1 where it was not made:
+ * mountns_apply then makes it, and says what fails.
  */
-int mountns_apply(const struct mountns_view *view, enum op *failed);
+struct mountns_ready {
+	int dev;
+	int proc;
+};
+
+void mountns_ready_make(struct mountns_ready *ready);
+void mountns_ready_close(struct mountns_ready *ready);
+
+/*
+ * The view, made in the caller's mount namespace, which must be its own
+ * (mountns_unshare, or ns.h's), with what ready holds (NULL: nothing
+ * made ahead; closed, and -1, once used). Returns 0 or -errno, and the
+ * call that failed in *failed (NULL: not wanted); on error the caller
+ * must not exec. -ESTALE: a tree is no longer the directory the helper
+ * checked.
+ */
+int mountns_apply(const struct mountns_view *view,
+    struct mountns_ready *ready, enum op *failed);
 
 /*
  * The directories the view made in the private tmp for path (beneath the

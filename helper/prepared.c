@@ -233,6 +233,8 @@ prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
 		    pr.err != 0)
 			_exit(0);
 	}
+	/* Said first: the helper's start need not wait for these. */
+	shepherd_prepare_view(&pr);
 	if (recv_go(ctl, arena, &plan) != 0)
 		_exit(0);  /* dropped, or the helper is gone */
 	(void)prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);

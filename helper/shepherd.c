@@ -614,7 +614,7 @@ shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid)
 	enum op op = OP_NONE;
 	int rc = 0;
 
-	pr->host_root = pr->host_proc = -1;
+	pr->host_root = pr->host_proc = pr->dev = pr->proc = -1;
 	if (userns)
 		rc = ns_map_self(uid, gid, &op);
 	if (rc == 0 && ((pr->host_root = open("/", O_PATH | O_DIRECTORY |
@@ -629,6 +629,18 @@ shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid)
 	pr->op = op;
 }
 
+void
+shepherd_prepare_view(struct init_prep *pr)
+{
+	struct mountns_ready ready;
+
+	if (pr->err != 0)
+		return;
+	mountns_ready_make(&ready);
+	pr->dev = ready.dev;
+	pr->proc = ready.proc;
+}
+
 /*
  * As pid 1 of the job's PID namespace, before the job, once what no
  * request changes is done (pr: its namespaces): its view (as its client,
@@ -640,6 +652,7 @@ static void
 init_setup(struct shep *s, const struct child_plan *plan,
     const struct init_prep *pr)
 {
+	struct mountns_ready ready = { pr->dev, pr->proc };
 	enum op op = pr->op;
 	int rc = -pr->err;
 
@@ -653,7 +666,8 @@ init_setup(struct shep *s, const struct child_plan *plan,
 	if (rc == 0 && plan->become != NULL)
 		rc = ident_start(plan->become, &op);
 	if (rc == 0)
-		rc = mountns_apply(&plan->view, &op);
+		rc = mountns_apply(&plan->view, &ready, &op);
+	mountns_ready_close(&ready);
 	if (rc == 0 && plan->become != NULL && (rc = ident_revert(plan->self)) != 0)
 		op = OP_SETFSUID;
 	if (rc == 0) {
@@ -703,7 +717,8 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 	int keep[] = { ctl, plan->fd[0], plan->fd[1], plan->fd[2],
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
 		plan->cg_dir, pr != NULL ? pr->host_root : -1,
-		pr != NULL ? pr->host_proc : -1 };
+		pr != NULL ? pr->host_proc : -1, pr != NULL ? pr->dev : -1,
+		pr != NULL ? pr->proc : -1 };
 	struct child_plan mine = *plan;
 #ifdef __linux__
 	struct init_prep here;

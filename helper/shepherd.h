@@ -103,16 +103,21 @@ void shepherd_remove(int ctl, const struct ident *become,
  * user namespace of its own (userns), its maps (ns.h: uid and gid are the
  * helper's); the host's / and /proc opened; its mount, network, IPC and
  * UTS namespaces made. err is 0, or the errno of the call that failed
- * (op), to be reported once the job's request is known.
+ * (op), to be reported once the job's request is known. Then, where it
+ * is made before the request, shepherd_prepare_view: the job's /dev and
+ * /proc (mountns.h's mountns_ready; dev and proc are -1 where not made).
  */
 struct init_prep {
 	int host_root;
 	int host_proc;
+	int dev;
+	int proc;
 	int err;
 	enum op op;
 };
 
 void shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid);
+void shepherd_prepare_view(struct init_prep *pr);
 
 /*
  * Runs the job of plan as its shepherd (or, with plan->in_init, its init,

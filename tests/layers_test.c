@@ -150,7 +150,7 @@ view_only(void)
 		return 125;
 	v.root.dev = st.st_dev;
 	v.root.ino = st.st_ino;
-	return mountns_unshare(&op) == 0 && mountns_apply(&v, NULL) == 0 ? 0 :
+	return mountns_unshare(&op) == 0 && mountns_apply(&v, NULL, NULL) == 0 ? 0 :
 	    125;
 }
 
@@ -185,7 +185,7 @@ view_of_another_directory(void)
 	v.root.dev = st.st_dev;
 	v.root.ino = st.st_ino;
 	rc = mountns_unshare(&op);
-	return -(rc != 0 ? rc : mountns_apply(&v, NULL));
+	return -(rc != 0 ? rc : mountns_apply(&v, NULL, NULL));
 }
 
 static void

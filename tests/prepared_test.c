@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,16 +105,18 @@ lines_all_differ(const char *a, const char *b)
 	}
 }
 
-/* A job that shows its namespaces, run to the end: what it printed. */
+/* A job of argv (and devices), run to the end: what it printed. */
 static char *
-job_namespaces(struct confine *c, const char *in)
+job_output(struct confine *c, const char *in, const char *const *argv,
+    const char **devices)
 {
 	struct hu_job j;
 	char *out;
 
 	hu_init(&j, in, NULL);
-	j.spec.exe = show_ns[0];
-	j.spec.argv = (const char *const *)show_ns;
+	j.spec.exe = argv[0];
+	j.spec.argv = argv;
+	j.spec.devices = devices;
 	assert_int_equal(hu_run(c, &j), 0);
 	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
 	assert_int_equal(j.r.exit_code, 0);
@@ -121,6 +124,13 @@ job_namespaces(struct confine *c, const char *in)
 	out = strdup(j.out);
 	hu_free(&j);
 	return out;
+}
+
+/* A job that shows its namespaces: what it printed. */
+static char *
+job_namespaces(struct confine *c, const char *in)
+{
+	return job_output(c, in, show_ns, NULL);
 }
 
 /*
@@ -191,6 +201,71 @@ a_job_runs_in_an_init_prepared_before_it(void **state)
 	free(first);
 	free(next);
 	free(probe);
+}
+
+/*
+ * The job's /dev and /proc mounts (mount point, its flags, type, the file
+ * system's options) and /dev's entries (mode, owner, type, device), each
+ * line sorted: what the view made, less what differs between any two
+ * (ids, times).
+ */
+static const char *const show_view[] = { "/bin/sh", "-c",
+	"{ awk '{ for (i = 7; $i != \"-\"; i++) ; print $5, $6, $(i + 1), "
+	"$(i + 3) }' /proc/self/mountinfo | grep -E '^/(dev|proc)'; "
+	"stat -c '%n %a %u %g %F %t:%T' /dev /dev/* /dev/pts/*; } | sort",
+	NULL };
+
+#define TEST_NODE "/dev/confine-prepared-test"
+
+static char *
+job_view(struct confine *c)
+{
+	/* One of the nodes every /dev has, and one it has not. */
+	const char *devs[] = { "/dev/zero", TEST_NODE, NULL };
+
+	return job_output(c, scratch, show_view, devs);
+}
+
+/*
+ * A prepared init makes the job's /dev and /proc before the request and
+ * attaches them after the request's trees: the job sees the same view,
+ * mount for mount and node for node, as one whose init made them at its
+ * request (CONFINE_PREPARED=0), the spec's devices among them.
+ */
+static void
+a_prepared_view_is_the_one_made_at_the_request(void **state)
+{
+	struct confine *c;
+	char *ahead, *then;
+	pid_t helper, h[SOME];
+
+	(void)state;
+	(void)unlink(TEST_NODE);
+	assert_int_equal(mknod(TEST_NODE, S_IFCHR | 0600, makedev(1, 3)), 0);
+	helper = open_helper(&c, "60000");
+	assert_true(prepared_become(helper, 1, h));
+	ahead = job_view(c);
+	assert_true(hu_gone(h[0]));
+	confine_close(c);
+
+	assert_int_equal(setenv("CONFINE_PREPARED", "0", 1), 0);
+	helper = open_helper(&c, "60000");
+	assert_int_equal(unsetenv("CONFINE_PREPARED"), 0);
+	then = job_view(c);
+	/* None made but the start's, dropped: that job's init was its own. */
+	assert_true(prepared_become(helper, 0, h));
+	confine_close(c);
+	assert_int_equal(unlink(TEST_NODE), 0);
+
+	/* Not two empty answers: each has what a job's /dev is. */
+	assert_non_null(strstr(then, "/dev/pts "));
+	assert_non_null(strstr(then, "/dev/shm "));
+	assert_non_null(strstr(then, "/proc ro,"));
+	assert_non_null(strstr(then, TEST_NODE " 600 0 0 character special"));
+	assert_non_null(strstr(then, "/dev/zero "));
+	assert_string_equal(ahead, then);
+	free(ahead);
+	free(then);
 }
 
 struct spawner {
@@ -378,6 +453,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_job_runs_in_an_init_prepared_before_it),
+		cmocka_unit_test(a_prepared_view_is_the_one_made_at_the_request),
 		cmocka_unit_test(prepared_follow_demand_and_go_when_idle),
 		cmocka_unit_test(prepared_inits_die_with_a_killed_helper),
 		cmocka_unit_test(an_unprivileged_helper_prepares_them_too),

@@ -386,7 +386,7 @@ floor_apply(bool confined, bool view, bool ns)
 	if (ns && ns_enter(&op) != 0)
 		return 125;
 	if (view && ((!ns && mountns_unshare(&op) != 0) ||
-	    mountns_apply(&floor_view, NULL) != 0 ||
+	    mountns_apply(&floor_view, NULL, NULL) != 0 ||
 	    caps_drop_bounding() != 0 || caps_clear() != 0))
 		return 126;
 	if (confined && (landlock_apply(&floor_ll, &floor_policy, NULL) != 0 ||
