@@ -221,11 +221,19 @@ first_start(const struct job_env *env, struct prepared *first)
 static void
 ns_possible(struct job_env *env, struct prepared *first, int first_err)
 {
+	int sup = 1;  /* not asked */
+
 	if (ns_switched_off()) {
 		env->ns_err = -ENOTSUP;
 		env->view_ok = view_probe(env);
 		return;
 	}
+	/*
+	 * Sockets of its own where its init can supervise their calls: asked
+	 * while the first init prepares, where there is one.
+	 */
+	if (first != NULL && first_err == 0)
+		sup = sup_probe();
 	if (first == NULL) {
 		env->ns_err = ns_probe(&env->ns_op);
 	} else if (first_err != 0) {
@@ -235,8 +243,9 @@ ns_possible(struct job_env *env, struct prepared *first, int first_err)
 		env->ns_err = prepared_result(first, &env->ns_op);
 	}
 	env->ns = env->ns_err == 0;
-	/* Sockets of its own where its init can supervise their calls. */
-	env->sup_ok = env->ns && sup_probe() == 0;
+	if (env->ns && sup > 0)
+		sup = sup_probe();
+	env->sup_ok = env->ns && sup == 0;
 	env->view_ok = env->ns || view_probe(env);
 }
 #endif
