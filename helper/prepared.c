@@ -233,8 +233,14 @@ prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
 		    pr.err != 0)
 			_exit(0);
 	}
-	/* Said first: the helper's start need not wait for these. */
-	shepherd_prepare_view(&pr);
+	/*
+	 * Made ahead only where a request is not likely at once: the lazy
+	 * unmounts that take them away wait for an RCU grace period (1.5 ms
+	 * measured), which a helper's first job, and confine-run's one job,
+	 * would wait for too.
+	 */
+	if (!report)
+		shepherd_prepare_view(&pr);
 	if (recv_go(ctl, arena, &plan) != 0)
 		_exit(0);  /* dropped, or the helper is gone */
 	(void)prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
