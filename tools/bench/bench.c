@@ -50,7 +50,8 @@ usage(void)
 "                         confine-none,bwrap,floor-server,floor-shepherd,\n"
 "                         floor-vfork,floor-confined,floor-view,\n"
 "                         confine-read,confine-late-fork,\n"
-"                         confine-shepherd,floor-ns (all)\n"
+"                         confine-shepherd,floor-ns,\n"
+"                         confine-unprepared (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
 "  --shepherd             the helper on the shepherd path, as without a\n"
@@ -694,6 +695,13 @@ main(int argc, char **argv)
 		    confine_error_message());
 		goto done;
 	}
+	if ((o.sections & SEC_LATENCY) &&
+	    (o.methods & (1u << RUN_CONFINE_UNPREP)) &&
+	    run_open_unprepared(&r.unprep, &copt) != 0) {
+		fprintf(stderr, "bench: confine_open, nothing prepared: %s\n",
+		    confine_error_message());
+		goto done;
+	}
 
 	bench_title("confine benchmark (%s preset), confine %s", o.preset,
 	    CONFINE_VERSION);
@@ -713,7 +721,8 @@ main(int argc, char **argv)
 	/* Checked, not assumed: one job through each helper. */
 	rc = bench_path(&r, r.c, "helper", o.shepherd, &probe) == 0 &&
 	    (r.shep == NULL || bench_path(&r, r.shep, run_name(RUN_CONFINE_SHEP),
-	    true, NULL) == 0) ? 0 : 1;
+	    true, NULL) == 0) && (r.unprep == NULL || bench_path(&r, r.unprep,
+	    run_name(RUN_CONFINE_UNPREP), false, NULL) == 0) ? 0 : 1;
 	if (rc == 0)
 		tmp_mount(&probe);
 	if (rc == 0 && (o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)
@@ -735,6 +744,7 @@ done:
 	run_floor_stop();
 	run_floor_confined_fini();
 	confine_close(r.shep);
+	confine_close(r.unprep);
 	confine_close(r.c);
 	if (scratch[0] != '\0')
 		rmdir(scratch);

@@ -95,6 +95,9 @@ enum run_method {
 	                        network (its loopback up), IPC and UTS ones
 	                        (ns_enter), and Landlock and seccomp: a job's
 	                        namespaces but its PID one and its init */
+	RUN_CONFINE_UNPREP,  /* confine, Landlock, through a third helper that
+	                        prepares no init (CONFINE_PREPARED=0): each
+	                        made at its request, as before issue 35 */
 	RUN_NMETHODS,
 };
 
@@ -102,6 +105,7 @@ struct runner {
 	struct confine *c;       /* the bench's helper, opened first */
 	struct confine *late;    /* RUN_CONFINE_LATE's, or NULL */
 	struct confine *shep;    /* RUN_CONFINE_SHEP's, or NULL */
+	struct confine *unprep;  /* RUN_CONFINE_UNPREP's, or NULL */
 	size_t idle_kids;        /* c's children when fresh: on the direct
 	                            path its guard */
 	const char *scratch;
@@ -134,6 +138,12 @@ int run_confine_spawn(struct confine *c, const char *scratch, const char *exe,
  */
 int run_open(struct confine **c, const struct confine_options *opt,
     bool shepherd);
+/*
+ * run_open (not on the shepherd path) with CONFINE_PREPARED=0 for the
+ * open alone: a helper that makes each job's init at its request (read
+ * only by a build with --config=testing).
+ */
+int run_open_unprepared(struct confine **c, const struct confine_options *opt);
 
 /* What one /bin/true job through a helper shows of the helper's path. */
 struct run_probe {

@@ -22,6 +22,8 @@ enabled(const struct bench_opts *o, enum run_method m, const struct runner *r,
 		return r->late != NULL && host_mib > 0 && threads == 1;
 	if (m == RUN_CONFINE_SHEP)
 		return r->shep != NULL;
+	if (m == RUN_CONFINE_UNPREP)
+		return r->unprep != NULL;
 	return true;
 }
 
@@ -30,7 +32,7 @@ static bool
 phased(enum run_method m)
 {
 	return m == RUN_CONFINE || m == RUN_CONFINE_NONE ||
-	    m == RUN_CONFINE_SHEP;
+	    m == RUN_CONFINE_SHEP || m == RUN_CONFINE_UNPREP;
 }
 
 static int

@@ -45,6 +45,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_CONFINE_LATE] = "confine-late-fork",
 	[RUN_CONFINE_SHEP] = "confine-shepherd",
 	[RUN_FLOOR_NS] = "floor-ns",
+	[RUN_CONFINE_UNPREP] = "confine-unprepared",
 };
 
 const char *
@@ -186,28 +187,59 @@ run_confine(struct confine *c, const char *scratch, enum confine_backend b,
 	return 0;
 }
 
+/*
+ * The environment's name set to value (NULL: unset), what it was kept in
+ * *was (NULL: unset) for env_restore. 0 or -errno.
+ */
+static int
+env_swap(const char *name, const char *value, char **was)
+{
+	const char *v = getenv(name);
+
+	*was = v != NULL ? strdup(v) : NULL;
+	if (v != NULL && *was == NULL)
+		return -ENOMEM;
+	if ((value != NULL ? setenv(name, value, 1) : unsetenv(name)) == 0)
+		return 0;
+	free(*was);
+	*was = NULL;
+	return -errno;
+}
+
+static void
+env_restore(const char *name, char *was)
+{
+	if (was != NULL)
+		(void)setenv(name, was, 1);
+	else
+		(void)unsetenv(name);
+	free(was);
+}
+
 int
 run_open(struct confine **c, const struct confine_options *opt,
     bool shepherd)
 {
-	const char *was = getenv("CONFINE_SHEPHERD");
-	char *saved = was != NULL ? strdup(was) : NULL;
+	char *was;
 	int rc;
 
-	if (was != NULL && saved == NULL)
-		return -ENOMEM;
-	if ((shepherd ? setenv("CONFINE_SHEPHERD", "1", 1) :
-	    unsetenv("CONFINE_SHEPHERD")) != 0) {
-		rc = -errno;
-		free(saved);
+	if ((rc = env_swap("CONFINE_SHEPHERD", shepherd ? "1" : NULL, &was)) != 0)
 		return rc;
-	}
 	rc = confine_open(c, opt);
-	if (saved != NULL)
-		(void)setenv("CONFINE_SHEPHERD", saved, 1);
-	else
-		(void)unsetenv("CONFINE_SHEPHERD");
-	free(saved);
+	env_restore("CONFINE_SHEPHERD", was);
+	return rc;
+}
+
+int
+run_open_unprepared(struct confine **c, const struct confine_options *opt)
+{
+	char *was;
+	int rc;
+
+	if ((rc = env_swap("CONFINE_PREPARED", "0", &was)) != 0)
+		return rc;
+	rc = run_open(c, opt, false);
+	env_restore("CONFINE_PREPARED", was);
 	return rc;
 }
 
@@ -585,8 +617,10 @@ run_true_phases(const struct runner *r, enum run_method m,
 		    m == RUN_FLOOR_NS, m == RUN_FLOOR_NS);
 	case RUN_CONFINE_LATE:
 	case RUN_CONFINE_SHEP:
-		return run_confine(m == RUN_CONFINE_LATE ? r->late : r->shep,
-		    r->scratch, CONFINE_BACKEND_LANDLOCK, 0, ph, NULL);
+	case RUN_CONFINE_UNPREP:
+		return run_confine(m == RUN_CONFINE_LATE ? r->late :
+		    m == RUN_CONFINE_SHEP ? r->shep : r->unprep, r->scratch,
+		    CONFINE_BACKEND_LANDLOCK, 0, ph, NULL);
 	case RUN_NMETHODS:
 	default:
 		return -1;

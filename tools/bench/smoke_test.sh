@@ -43,6 +43,8 @@ positive cpu helper self
 positive cpu job own
 positive latency confine-shepherd ""
 positive phase confine-shepherd spawn
+positive latency confine-unprepared ""
+positive phase confine-unprepared spawn
 positive memory processes per-job
 positive cpu confine in-all
 
@@ -64,7 +66,7 @@ paths() {
 		END { exit !(want && per >= want && per < want + 1) }' "$t" ||
 		fail "processes per job in flight not those of the path"
 }
-paths "$log" "$out" helper confine-shepherd
+paths "$log" "$out" helper confine-shepherd confine-unprepared
 printf '%s\n' "$log" | grep -q "^jobs' tmp: in /.*, mounted at /" ||
 	fail "no mount for the jobs' tmp"
 [ "$(grep -c '^target	' "$out")" -eq 9 ] || fail "not 9 target rows"
