@@ -965,7 +965,9 @@ plan_limits(struct plan *p, struct job *j, const struct confine_spec *s,
 	if (rc != 0) {
 		if (*why == NULL)
 			*why = "the job's cgroups could not be created";
-		return rc == -ENOTSUP ? rc : -ENOTSUP;
+		/* Out of descriptors or memory is that, not a missing feature. */
+		return rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM ? rc :
+		    -ENOTSUP;
 	}
 	for (i = 0; i < CGROUP_JOINS; i++)
 		p->child.cg_procs[i] = j->cg.procs[i];
