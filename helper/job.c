@@ -362,9 +362,8 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 
 #ifdef __linux__
 /*
- * A prepared init given the plan: its pid, with sv[0] its socket (ours
- * closed), or -1 (none ready, or it could not be given the plan: made
- * now instead).
+ * A prepared init given the plan: its pid, with sv[0] its socket, or -1
+ * (none ready, or it could not be given the plan: made now instead).
  */
 static pid_t
 from_pool(struct prepared_pool *pool, const struct child_plan *plan,
@@ -380,8 +379,6 @@ from_pool(struct prepared_pool *pool, const struct child_plan *plan,
 		return -1;
 	}
 	pid = pi.pid;
-	fd_closep(&sv[0]);
-	fd_closep(&sv[1]);
 	sv[0] = pi.ctl;
 	pi.ctl = -1;
 	prepared_drop(&pi, false);
@@ -395,6 +392,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 {
 	struct shep_rec rec;
 	struct plan p;
+	const char *failed = NULL;  /* before the fork */
 	int sv[2] = { -1, -1 }, rc;
 	pid_t pid = -1;
 
@@ -412,8 +410,6 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	if (rc == 0)
 		rc = plan_limits(&p, j, s, env, why);
 	j->direct = rc == 0 && goes_direct(j, env);
-	if (rc == 0 && !j->direct && (rc = fd_socketpair(sv)) != 0)
-		*why = "no socketpair for the shepherd";
 	/* A tree to remove as its owner, later: whose, kept. */
 	if (rc == 0 && p.becomes &&
 	    (j->owner = malloc(sizeof(*j->owner))) == NULL) {
@@ -486,18 +482,24 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		/* Its init made already, where one is ready; else now. */
 		if (j->init && env->pool != NULL)
 			pid = from_pool(env->pool, &p.child, j->t_start, sv);
-		if (pid < 0)
+		if (pid < 0 && (rc = fd_socketpair(sv)) != 0)
+			failed = "no socketpair for the shepherd";
+		else if (pid < 0)
 			pid = j->init ? ns_clone_init(p.child.init_userns) :
 			    fork();
 #else
-		pid = fork();
+		if ((rc = fd_socketpair(sv)) != 0)
+			failed = "no socketpair for the shepherd";
+		else
+			pid = fork();
 #endif
 		if (pid == 0) {
 			close(sv[0]);
 			shepherd_main(&p.child, sv[1], j->sys, NULL);
 		}
-		rc = pid < 0 ? -errno : 0;
-		if (rc != 0 && j->init) {
+		if (rc == 0)
+			rc = pid < 0 ? -errno : 0;
+		if (rc != 0 && j->init && failed == NULL) {
 			j->refused_op = OP_CLONE_INIT;
 			j->refused_err = -rc;
 		}
@@ -528,7 +530,8 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		fd_closep(&sv[0]);
 		release_cgroups(j);
 		job_release(j);
-		*why = j->direct ? "the job could not be started" : "fork failed";
+		*why = failed != NULL ? failed : j->direct ?
+		    "the job could not be started" : "fork failed";
 		return rc;
 	}
 	if (!j->direct) {

@@ -49,12 +49,7 @@ local_close(struct local *l)
 {
 #ifdef __linux__
 	/* A prepared init no job took. */
-	while (l->pool.n > 0) {
-		pid_t pid = l->pool.held[--l->pool.n].pid;
-
-		prepared_drop(&l->pool.held[l->pool.n], true);
-		proc_reap(pid, NULL);
-	}
+	prepared_drain(&l->pool, true);
 #endif
 	/* The orphans of our jobs that died after their settlement. */
 	while (waitpid(-1, NULL, WNOHANG) > 0)

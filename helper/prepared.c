@@ -352,6 +352,21 @@ prepared_drop(struct prepared *pi, bool kill_it)
 	pi->pid = -1;
 }
 
+void
+prepared_drain(struct prepared_pool *p, bool reap)
+{
+	pid_t pid;
+
+	while (p->n > 0) {
+		pid = p->held[--p->n].pid;
+		prepared_drop(&p->held[p->n], true);
+		if (reap && pid > 0)
+			proc_reap(pid, NULL);
+	}
+	p->want = 0;
+	p->missed = 0;
+}
+
 bool
 prepared_take(struct prepared_pool *p, struct prepared *out, int64_t now)
 {

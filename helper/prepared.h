@@ -73,6 +73,12 @@ int prepared_result(struct prepared *pi, enum op *op);
 void prepared_drop(struct prepared *pi, bool kill);
 
 /*
+ * Every one the pool holds dropped and killed, and with reap waited for
+ * (else the caller's reaping collects them); none wanted any more.
+ */
+void prepared_drain(struct prepared_pool *p, bool reap);
+
+/*
  * The oldest into *out, or false: none, counted as a miss. now:
  * clock_ns().
  */

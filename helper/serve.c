@@ -838,18 +838,6 @@ accept_one(struct srv *s)
 /* ---- jobs' inits made before their requests ---- */
 
 #ifdef __linux__
-/* Every prepared init killed (our child: reap() collects it), none wanted. */
-static void
-pool_drop(struct srv *s)
-{
-	struct prepared_pool *p = &s->pool;
-
-	while (p->n > 0)
-		prepared_drop(&p->held[--p->n], true);
-	p->want = 0;
-	p->missed = 0;
-}
-
 /*
  * After a turn's replies are out, off the request's path: as many more as
  * jobs found none since the last turn are wanted (up to the ceiling), and
@@ -870,14 +858,14 @@ pool_refill(struct srv *s, int64_t now)
 		p->missed = 0;
 	}
 	if ((p->n > 0 || p->want > 0) && now - p->t_asked >= s->pool_idle_ns) {
-		pool_drop(s);
+		prepared_drain(&s->pool, false);  /* reap() collects them */
 		return;
 	}
 	while (p->n < p->want) {
 		if ((rc = prepared_make(&p->held[p->n], p, false)) != 0) {
 			say("no init prepared (%s): each job's is made as it "
 			    "starts", strerror(-rc));
-			pool_drop(s);
+			prepared_drain(&s->pool, false);
 			p->ceiling = 0;
 			return;
 		}
@@ -1214,7 +1202,7 @@ serve(const struct serve_opts *o)
 	while (rc == 0 && !done(&s))
 		step(&s, sigp[0]);
 #ifdef __linux__
-	pool_drop(&s);
+	prepared_drain(&s.pool, false);
 #endif
 	while ((c = TAILQ_FIRST(&s.conns)) != NULL) {
 		conn_flush(c);
