@@ -24,6 +24,7 @@
 #ifdef __linux__
 #include <sys/syscall.h>
 #endif
+#include <time.h>
 #include <unistd.h>
 
 #include "src/clock.h"
@@ -216,13 +217,22 @@ jobs_of_one_helper_are_strangers(void **state)
 	char line[64], host[24], at[56];
 	bool ns = tu_path_init(), sockets = ns && tu_kernel_at_least(5, 19);
 	struct hu_job a;
+	struct timespec now;
+	unsigned salt;
 	bool none;
 	int fd, k;
 
+	/*
+	 * Names no other test's jobs use at the same time: under bazel each
+	 * test has a PID namespace of its own, so its pid is no name.
+	 */
+	clock_gettime(CLOCK_REALTIME, &now);
+	salt = ((unsigned)getpid() * 2654435761u) ^ (unsigned)now.tv_nsec;
 	for (k = 0; k < 2; k++) {
 		none = k == 0;
-		snprintf(key, sizeof(key), "%x", 0x5c000000u | ((unsigned)getpid() & 0xffff) << 4 | (unsigned)k);
-		snprintf(name, sizeof(name), "confine-neighbour-%ld-%d", (long)getpid(), k);
+		snprintf(key, sizeof(key), "%x", 0x5c000000u |
+		    (salt & 0xffff) << 4 | (unsigned)k);
+		snprintf(name, sizeof(name), "confine-neighbour-%x-%d", salt, k);
 		snprintf(at, sizeof(at), "@%s", name);
 		snprintf(port, sizeof(port), "%d", tu_listening_port(&fd));
 		close(fd);
