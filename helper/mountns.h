@@ -10,11 +10,13 @@
  * EROFS, whatever the job's uid and whatever Landlock mediates; and no
  * device node beneath the scratch root opens.
  *
- * Made in the job's process, after fork and before Landlock (which forbids
- * changing mounts once applied). A process that may not make a mount
- * namespace (not root, or root of no user namespace) makes a user
- * namespace first, with its own uid and gid mapped to themselves: nothing
- * else is mapped, so it gains nothing outside it.
+ * Made before Landlock (which forbids changing mounts once applied): by
+ * the job's init where the job has namespaces of its own (ns.h,
+ * shepherd.c), else in the job's process after fork (child.c). A process
+ * that may not make a mount namespace (not root, or root of no user
+ * namespace) makes a user namespace first, with its own uid and gid
+ * mapped to themselves: nothing else is mapped, so it gains nothing
+ * outside it.
  */
 #ifndef CONFINE_MOUNTNS_H
 #define CONFINE_MOUNTNS_H

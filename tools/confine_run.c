@@ -3,9 +3,12 @@
  *
  *   confine-run [OPTIONS] [--] EXE [ARG...]
  *
- * A thin client of <confine/confine.h>: one helper, one job, its stdio our
- * own. The pure parts (durations, exit statuses, the summary, the JSON) are
- * in cli.c; the manual is docs/man/confine-run.1.
+ * One job, its stdio our own. By default this process is the job's helper
+ * itself (helper/local.h: the helper's own job code, run here, with one
+ * init prepared while the start goes on); with --helper or $CONFINE_SOCKET
+ * it is a client of <confine/confine.h> instead, of that helper. The pure
+ * parts (durations, exit statuses, the summary, the JSON) are in cli.c;
+ * the manual is docs/man/confine-run.1.
  */
 #include <errno.h>
 #include <fcntl.h>
