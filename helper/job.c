@@ -482,15 +482,14 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		/* Its init made already, where one is ready; else now. */
 		if (j->init && env->pool != NULL)
 			pid = from_pool(env->pool, &p.child, j->t_start, sv);
+#endif
 		if (pid < 0 && (rc = fd_socketpair(sv)) != 0)
 			failed = "no socketpair for the shepherd";
 		else if (pid < 0)
+#ifdef __linux__
 			pid = j->init ? ns_clone_init(p.child.init_userns) :
 			    fork();
 #else
-		if ((rc = fd_socketpair(sv)) != 0)
-			failed = "no socketpair for the shepherd";
-		else
 			pid = fork();
 #endif
 		if (pid == 0) {
