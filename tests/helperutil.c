@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,6 +131,36 @@ hu_listen_as(uid_t user, const char *helper, const char *sock,
 	for (tries = 0; tries < 500 && !tu_exists(sock); tries++)
 		nanosleep(&ts, NULL);
 	return pid;
+}
+
+void
+hu_stage_as(struct hu_stage *st, uid_t user)
+{
+	snprintf(st->dir, sizeof(st->dir), "/tmp/confine-as.XXXXXX");
+	assert_non_null(mkdtemp(st->dir));
+	assert_int_equal(chmod(st->dir, 0755), 0);
+	st->user = user;
+	st->helper = tu_join(st->dir, "confine-helper");
+	st->scratch = tu_join(st->dir, "scratch");
+	st->sock = tu_join(st->dir, "h.sock");
+	tu_copy_exec(hu_helper, st->helper);
+	assert_int_equal(mkdir(st->scratch, 0755), 0);
+	assert_int_equal(chown(st->scratch, user, user), 0);
+	assert_int_equal(chown(st->dir, user, user), 0);
+}
+
+void
+hu_unstage(struct hu_stage *st, pid_t pid)
+{
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	unlink(st->helper);
+	rmdir(st->scratch);
+	unlink(st->sock);
+	rmdir(st->dir);
+	free(st->helper);
+	free(st->scratch);
+	free(st->sock);
 }
 
 int

@@ -39,6 +39,26 @@ pid_t hu_listen_as(uid_t user, const char *helper, const char *sock,
     const char *dir, long nproc, const char *const *env);
 
 /*
+ * Where a helper runs as another user: dir, beneath /tmp, user's (mode
+ * 0755, so that the copy runs), holding helper, a copy of the helper
+ * binary, scratch, a scratch root of user's, and sock, the path for its
+ * socket (for hu_listen_as). hu_stage_as fails the test where it cannot
+ * make them.
+ */
+struct hu_stage {
+	char dir[32];
+	char *helper, *scratch, *sock;
+	uid_t user;
+};
+
+void hu_stage_as(struct hu_stage *st, uid_t user);
+/*
+ * The helper pid (hu_listen_as's) stopped and reaped, then the stage's
+ * files removed and freed; anything else put in dir must be gone first.
+ */
+void hu_unstage(struct hu_stage *st, pid_t pid);
+
+/*
  * hu_open in connect mode as user (a peer's credentials are taken at
  * connect), tried for up to 5 s while the helper starts: 0, or the last
  * error.

@@ -373,26 +373,18 @@ an_unprivileged_helper_prepares_them_too(void **state)
 {
 	static const char *const prepared_env[] = {
 		"CONFINE_PREPARED_IDLE_MS=60000", NULL };
-	char dir[] = "/tmp/confine-prep.XXXXXX", *helper, *home, *sock;
 	char *host, *held, *seen;
-	uid_t user = tu_unused_uid();
 	struct confine *c = NULL;
+	struct hu_stage st;
 	struct hu_job j;
 	pid_t pid, h[SOME];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(chmod(dir, 0755), 0);
-	helper = tu_join(dir, "confine-helper");
-	home = tu_join(dir, "scratch");
-	sock = tu_join(dir, "h.sock");
-	tu_copy_exec(hu_helper, helper);
-	assert_int_equal(mkdir(home, 0755), 0);
-	assert_int_equal(chown(home, user, user), 0);
-	assert_int_equal(chown(dir, user, user), 0);
-	pid = hu_listen_as(user, helper, sock, dir, 0, prepared_env);
-	assert_int_equal(hu_open_as(&c, user, sock), 0);
-	hu_init(&j, home, NULL);
+	hu_stage_as(&st, tu_unused_uid());
+	pid = hu_listen_as(st.user, st.helper, st.sock, st.dir, 0,
+	    prepared_env);
+	assert_int_equal(hu_open_as(&c, st.user, st.sock), 0);
+	hu_init(&j, st.scratch, NULL);
 	j.spec.exe = show_ns[0];
 	j.spec.argv = (const char *const *)show_ns;
 	assert_int_equal(hu_run(c, &j), 0);
@@ -415,19 +407,11 @@ an_unprivileged_helper_prepares_them_too(void **state)
 		mine[n] = '\0';
 		assert_string_not_equal(theirs, mine);
 	}
-	seen = job_namespaces(c, home);
+	seen = job_namespaces(c, st.scratch);
 	assert_string_equal(seen, held);
 	assert_true(hu_gone(h[0]));
 	confine_close(c);
-	kill(pid, SIGTERM);
-	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	unlink(helper);
-	rmdir(home);
-	unlink(sock);
-	rmdir(dir);
-	free(helper);
-	free(home);
-	free(sock);
+	hu_unstage(&st, pid);
 	free(host);
 	free(held);
 	free(seen);

@@ -31,36 +31,27 @@
 static void
 fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 {
-	char dir[] = "/tmp/confine-unpriv.XXXXXX", *helper, *fixture, *scratch;
-	char *sock, *plain = tu_runfile("tests/plain_fixture");
+	char *fixture, *plain = tu_runfile("tests/plain_fixture");
 	static struct hu_job j[MAX];
 	struct hu_job next;
+	struct hu_stage st;
 	struct confine *c;
 	int i, n, rc = 0;
-	uid_t user = tu_unused_uid();
 	pid_t pid;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(chmod(dir, 0755), 0);
-	helper = tu_join(dir, "confine-helper");
-	fixture = tu_join(dir, "fixture");
-	scratch = tu_join(dir, "scratch");
-	sock = tu_join(dir, "h.sock");
-	tu_copy_exec(hu_helper, helper);
+	hu_stage_as(&st, tu_unused_uid());
+	fixture = tu_join(st.dir, "fixture");
 	tu_copy_exec(plain, fixture);
-	assert_int_equal(mkdir(scratch, 0755), 0);
-	assert_int_equal(chown(scratch, user, user), 0);
-	assert_int_equal(chown(dir, user, user), 0);
 	/* The helper, its shepherds and jobs: nine processes at most. */
-	pid = hu_listen_as(user, helper, sock, dir, 9, NULL);
+	pid = hu_listen_as(st.user, st.helper, st.sock, st.dir, 9, NULL);
 	/*
 	 * Connected as the user: a helper that is not root runs only its own
 	 * uid's jobs.
 	 */
-	assert_int_equal(hu_open_as(&c, user, sock), 0);
+	assert_int_equal(hu_open_as(&c, st.user, st.sock), 0);
 	for (n = 0; n < MAX; n++) {
-		hu_init(&j[n], scratch, "sleep", "60000", NULL);
+		hu_init(&j[n], st.scratch, "sleep", "60000", NULL);
 		j[n].spec.exe = fixture;
 		j[n].spec.stdout_fd = -1;
 		rc = confine_spawn(c, &j[n].spec, &j[n].job);
@@ -76,23 +67,15 @@ fork_failing_in_the_helper_refuses_the_spawn_and_recovers(void **state)
 		confine_job_free(j[i].job);
 	}
 	/* Room again: the helper kept serving. */
-	hu_init(&next, scratch, "exit", "0", NULL);
+	hu_init(&next, st.scratch, "exit", "0", NULL);
 	next.spec.exe = fixture;
 	assert_int_equal(hu_run(c, &next), 0);
 	assert_int_equal(next.r.outcome, CONFINE_COMPLETED);
 	hu_free(&next);
 	confine_close(c);
-	kill(pid, SIGTERM);
-	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	unlink(helper);
 	unlink(fixture);
-	rmdir(scratch);
-	unlink(sock);
-	rmdir(dir);
-	free(helper);
+	hu_unstage(&st, pid);
 	free(fixture);
-	free(scratch);
-	free(sock);
 	free(plain);
 }
 
