@@ -238,6 +238,17 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 #endif
 }
 
+/* A private tmp that holds nothing of the job's, removed (mountns.h). */
+static int
+tmp_rmdir(const char *tmp)
+{
+#ifdef __linux__
+	return mountns_tmp_rmdir(tmp);
+#else
+	return rmdir(tmp);
+#endif
+}
+
 /*
  * The trees the job's view will see again beneath its private /tmp, each
  * by a mount point made there: tmp_gone removes those. One not kept
@@ -251,6 +262,16 @@ keep_made(struct job *j, const struct plan *p)
 	const char *path[] = { v->root.path, v->keep[0].path, v->keep[1].path };
 	size_t i, n = 0;
 
+	/*
+	 * Over the host's /tmp the trees are there already (and the job's
+	 * writes are in the upper layer): what the private tmp holds when the
+	 * job left nothing is its layers (tmp_layers).
+	 */
+	if (p->tmp_overlay) {
+		j->made[0] = strdup("/tmp/u");
+		j->made[1] = strdup("/tmp/w");
+		return;
+	}
 	for (i = 0; v->over_tmp && p->tmp != NULL && i < 3; i++)
 		if (path[i] != NULL && strncmp(path[i], "/tmp/", 5) == 0)
 			j->made[n++] = strdup(path[i]);
@@ -277,12 +298,25 @@ tmp_gone(struct job *j)
 
 	while (n < sizeof(j->made) / sizeof(j->made[0]) && j->made[n] != NULL)
 		n++;
+#ifdef __linux__
+	int fd;
+	size_t i;
+
+	/*
+	 * Over the host's /tmp: what the overlay left in its work layer
+	 * (never the job's: the job's own user, the helper's, made it), so
+	 * that an upper layer left empty is all there is.
+	 */
+	if (j->tmp_upper != NULL && (fd = open(j->tmp, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		(void)mountns_work_remove(fd);
+		close(fd);
+	}
+#endif
 	if (j->trash != NULL && trash_put(j->trash, j->tmp, j->made, n) == 0)
 		return true;
 	gone = rmdir(j->tmp) == 0;
 #ifdef __linux__
-	int fd;
-	size_t i;
 
 	if (gone || errno != ENOTEMPTY || j->made[0] == NULL ||
 	    (j->owner != NULL && ident_enter(j->owner, j->self) != 0))
@@ -347,6 +381,8 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 		    p->child.seccomp->listener ? "own-net" : "own");
 		say(j, "view", j->init ? "ro,nodev,proc,dev" : p->bare ? "none" :
 		    "ro");
+		if (p->tmp != NULL && p->child.view.over_tmp)
+			say(j, "tmp", p->tmp_overlay ? "over-hosts" : "private");
 		if (p->bare)
 			say(j, "waived", "metadata");
 	}
@@ -363,10 +399,12 @@ describe(struct job *j, const struct plan *p, const struct job_env *env)
 #ifdef __linux__
 /*
  * A prepared init given the plan: its pid, with sv[0] its socket, or -1
- * (none ready, or it could not be given the plan: made now instead).
+ * (none ready, or it could not be given the plan: made now instead). Its
+ * private tmp, if the plan did not take it (plan.c's tmp_ahead), is the
+ * job's to remove once that init is gone.
  */
 static pid_t
-from_pool(struct prepared_pool *pool, const struct child_plan *plan,
+from_pool(struct job *j, struct prepared_pool *pool, const struct plan *p,
     int64_t now, int sv[2])
 {
 	struct prepared pi;
@@ -374,7 +412,17 @@ from_pool(struct prepared_pool *pool, const struct child_plan *plan,
 
 	if (!prepared_take(pool, &pi, now))
 		return -1;
-	if (prepared_go(&pi, plan) != 0) {
+	if (pi.tmp != NULL && p->tmp_ahead && strcmp(pi.tmp, p->tmp) == 0)
+		free(pi.tmp);
+	else
+		j->spare_tmp = pi.tmp;
+	pi.tmp = NULL;
+	/*
+	 * Not given: killed, and one made now, which makes the overlay of a
+	 * tmp the plan took (its layers free once this one is gone; the
+	 * kernel warns of them in use before then).
+	 */
+	if (prepared_go(&pi, &p->child) != 0) {
 		prepared_drop(&pi, true);
 		return -1;
 	}
@@ -456,8 +504,9 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		j->refused_err = p.op_err;
 		if (p.fresh_made)
 			(void)rmdir(p.scratch);
-		if (p.tmp != NULL)
-			(void)rmdir(p.tmp);
+		/* A prepared init's stays with it, for another job. */
+		if (p.tmp != NULL && !p.tmp_ahead)
+			(void)tmp_rmdir(p.tmp);
 		plan_free(&p);
 		release_cgroups(j);
 		fd_closep(&sv[0]);
@@ -481,7 +530,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 #ifdef __linux__
 		/* Its init made already, where one is ready; else now. */
 		if (j->init && env->pool != NULL)
-			pid = from_pool(env->pool, &p.child, j->t_start, sv);
+			pid = from_pool(j, env->pool, &p, j->t_start, sv);
 #endif
 		if (pid < 0 && (rc = fd_socketpair(sv)) != 0)
 			failed = "no socketpair for the shepherd";
@@ -513,11 +562,13 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	keep_made(j, &p);
 	j->root = p.scratch;
 	j->tmp = p.tmp;
+	if (p.tmp_overlay && asprintf(&j->tmp_upper, "%s/u", p.tmp) < 0)
+		j->tmp_upper = NULL;
 	p.scratch = p.tmp = NULL;
 	if (rc != 0 && p.fresh_made)
 		(void)rmdir(j->root);
 	if (rc != 0 && j->tmp != NULL)
-		(void)rmdir(j->tmp);
+		(void)tmp_rmdir(j->tmp);
 	plan_free(&p);
 #ifdef __linux__
 	/* The shepherd has them now; ours would keep nothing alive but fds. */
@@ -562,6 +613,12 @@ job_release(struct job *j)
 	j->root = NULL;
 	free(j->tmp);
 	j->tmp = NULL;
+	free(j->tmp_upper);
+	j->tmp_upper = NULL;
+	if (j->spare_tmp != NULL)
+		(void)tmp_rmdir(j->spare_tmp);
+	free(j->spare_tmp);
+	j->spare_tmp = NULL;
 	for (size_t i = 0; i < sizeof(j->made) / sizeof(j->made[0]); i++) {
 		free(j->made[i]);
 		j->made[i] = NULL;
@@ -577,7 +634,8 @@ job_root(const struct job *j)
 const char *
 job_tmp(const struct job *j)
 {
-	return j->tmp ? j->tmp : "";
+	/* Where the job's own files are, which the host may look at. */
+	return j->tmp_upper ? j->tmp_upper : j->tmp ? j->tmp : "";
 }
 
 const char *
@@ -687,7 +745,16 @@ complete(struct job *j)
 		if (j->fresh)
 			(void)rmdir(j->root);
 		if (j->tmp != NULL)
-			(void)rmdir(j->tmp);
+			(void)tmp_rmdir(j->tmp);
+	}
+	/*
+	 * Its init closed the overlay made ahead on it as it made the job's
+	 * view (or it died): its layers are free.
+	 */
+	if (j->spare_tmp != NULL) {
+		(void)tmp_rmdir(j->spare_tmp);
+		free(j->spare_tmp);
+		j->spare_tmp = NULL;
 	}
 	/* Releasing the shepherd lets the pgid go: no kill after this. */
 	if (j->ctl >= 0 && j->unwatch != NULL)

@@ -59,6 +59,13 @@ struct job_env {
 	struct seccomp_prog seccomp_own_net;  /* and sockets, its init
 	                                         supervising: where sup_ok */
 	bool sup_ok;                     /* supervise.h: this kernel can */
+	/*
+	 * Whether a job in namespaces of its own can have the host's /tmp
+	 * beneath its own (an overlay: mountns.h), else -errno (the overlay
+	 * file system missing, a kernel that refuses it in a user namespace).
+	 */
+	bool tmp_overlay_ok;
+	int tmp_overlay_err;
 	struct cgroup_env cg;            /* the helper's cgroups, if any */
 	struct sysreads *sysreads;       /* made at the first job that reads
 	                                    them: NULL only without memory */
@@ -113,16 +120,19 @@ struct job_env {
 
 /*
  * Probes the machine, and creates the helper's cgroups where it may. Never
- * fails: a missing feature refuses the jobs that need it, later.
+ * fails: a missing feature refuses the jobs that need it, later. Whether
+ * jobs can have namespaces, and an overlay of /tmp, is asked of an init
+ * prepared as the first job's would be (job_env_init_ahead), then dropped.
  */
 /* 0, or -ENOMEM: a helper short of it would refuse narrowed jobs. */
 int job_env_init(struct job_env *env);
 #ifdef __linux__
 /*
  * job_env_init for a process that serves jobs (a helper, confine-run):
- * whether jobs can have namespaces is learnt from the first job's init,
- * prepared ahead (prepared.h) instead of probed, and kept in *first for
- * that job (pid -1: none). The caller drops it if it goes unused.
+ * whether jobs can have namespaces, and an overlay of /tmp, is learnt
+ * from the first job's init, prepared ahead (prepared.h), and kept in
+ * *first for that job (pid -1: none). The caller drops it if it goes
+ * unused.
  */
 int job_env_init_ahead(struct job_env *env, struct prepared *first);
 #endif
@@ -217,6 +227,11 @@ struct job {
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
 	char *tmp;                     /* its private tmp, or NULL */
+	char *tmp_upper;               /* where the host's /tmp is beneath its
+	                                  own: tmp's upper layer, its files */
+	char *spare_tmp;               /* a prepared init's private tmp its
+	                                  job did not take, or NULL: removed
+	                                  once that init is gone */
 	char enforced[JOB_ENFORCED_LEN];  /* what is in force: job_enforced */
 	char *made[3];                 /* trees beneath /tmp the job's view
 	                                  made mount points for in tmp */

@@ -17,6 +17,7 @@
 #include "helper/mountns.h"
 #include "helper/ns.h"
 #include "helper/op.h"
+#include "src/fd.h"
 #include "src/mountinfo.h"
 
 /*
@@ -427,7 +428,7 @@ mountns_ready_make(struct mountns_ready *r)
 	size_t k;
 	int rc = stat("/dev", &host) == 0 ? 0 : -errno;
 
-	r->dev = r->proc = -1;
+	r->dev = r->proc = r->tmp = -1;
 	for (k = 0; k < NODES; k++) {
 		nodes[k].path = dev_nodes[k];
 		nodes[k].fd = -1;
@@ -458,7 +459,9 @@ mountns_ready_close(struct mountns_ready *r)
 		close(r->dev);
 	if (r->proc >= 0)
 		close(r->proc);
-	r->dev = r->proc = -1;
+	if (r->tmp >= 0)
+		close(r->tmp);
+	r->dev = r->proc = r->tmp = -1;
 }
 
 /* A tree made ahead, attached at path: 0 or -errno. Closed either way. */
@@ -473,12 +476,197 @@ attach_ready(int *fd, const char *path)
 	return rc;
 }
 
+/*
+ * dir's directory name opened: fd or -1. The overlay makes its own mode 0:
+ * where that keeps us out (not root), made ours to enter (mode 0700).
+ */
+static int
+enter_dir(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+
+	if (fd >= 0 || errno != EACCES)
+		return fd;
+	/* Not ours, or a link: the open then fails again and says why. */
+	if (fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
+		errno = 0;
+	return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+}
+
+/*
+ * What a volatile overlay marks its work layer with (w a directory
+ * descriptor): "work/incompat/volatile/dirty", a sign for the next mount
+ * of those layers, which there never is. Removed while it is mounted
+ * too: the mount reads it no more.
+ */
+static void
+volatile_mark_remove(int w)
+{
+	int work, incompat = -1, vol = -1;
+
+	if ((work = enter_dir(w, "work")) >= 0 &&
+	    (incompat = enter_dir(work, "incompat")) >= 0 &&
+	    (vol = enter_dir(incompat, "volatile")) >= 0)
+		(void)unlinkat(vol, "dirty", 0);
+	if (incompat >= 0)
+		(void)unlinkat(incompat, "volatile", AT_REMOVEDIR);
+	if (work >= 0)
+		(void)unlinkat(work, "incompat", AT_REMOVEDIR);
+	fd_closep(&vol);
+	fd_closep(&incompat);
+	fd_closep(&work);
+}
+
+int
+mountns_work_remove(int tmp)
+{
+	int w, rc = 0;
+
+	if ((w = openat(tmp, "w", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* Its mark gone as it was made (mountns_tmp_overlay): once. */
+	if (unlinkat(w, "work", AT_REMOVEDIR) == 0 || errno == ENOENT)
+		rc = 0;
+	else if (errno != ENOTEMPTY)
+		rc = -errno;
+	else if (close(w), (w = enter_dir(tmp, "w")) < 0)
+		return -errno;
+	else {
+		volatile_mark_remove(w);
+		if (unlinkat(w, "work", AT_REMOVEDIR) != 0)
+			rc = -errno;
+	}
+	close(w);
+	return rc;
+}
+
+/* dir's subdirectory name, opened (O_PATH) without following a link. */
+static int
+layer_dir(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+int
+mountns_tmp_overlay(const struct mountns_tree *t)
+{
+	char upper[64], work[64];
+	int dir, u = -1, w = -1, wd, fs = -1, mnt = -1, err = 0;
+	struct stat st;
+
+	/*
+	 * The private tmp the helper checked, and its layers, each opened
+	 * without following a link and named by its descriptor: what its
+	 * user renames or links in their place meanwhile is not taken.
+	 */
+	dir = open(t->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	if (fstat(dir, &st) != 0)
+		err = -errno;
+	else if (st.st_dev != t->dev || st.st_ino != t->ino)
+		err = -ESTALE;
+	else if ((u = layer_dir(dir, "u")) < 0)
+		err = u;
+	else if ((w = layer_dir(dir, "w")) < 0)
+		err = w;
+	close(dir);
+	if (err == 0) {
+		snprintf(upper, sizeof(upper), "/proc/self/fd/%d", u);
+		snprintf(work, sizeof(work), "/proc/self/fd/%d", w);
+		fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
+	}
+	/*
+	 * volatile: no sync of the upper layer's file system, at the job's
+	 * fsync nor at the end: what the job writes there goes with it
+	 * (and a sync per job cost tens of milliseconds here).
+	 */
+	if (err == 0 && fs >= 0 && syscall(SYS_fsconfig, fs,
+	    FSCONFIG_SET_STRING, "lowerdir", "/tmp", 0) == 0 &&
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "volatile", NULL,
+	    0) == 0 &&
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "upperdir", upper,
+	    0) == 0 && syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING,
+	    "workdir", work, 0) == 0 && syscall(SYS_fsconfig, fs,
+	    FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID);
+	if (err == 0 && mnt < 0)
+		err = -errno;
+	/* Not on the request's path, where the overlay is made ahead. */
+	if (mnt >= 0 && (wd = openat(w, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) >= 0) {
+		volatile_mark_remove(wd);
+		close(wd);
+	}
+	fd_closep(&fs);
+	fd_closep(&u);
+	fd_closep(&w);
+	return mnt >= 0 ? mnt : err;
+}
+
+/* The overlay's layers in a private tmp, as named beneath /tmp. */
+static const char *const tmp_layers[] = { "/tmp/u", "/tmp/w" };
+
+int
+mountns_tmp_rmdir(const char *tmp)
+{
+	int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	size_t i;
+
+	if (fd >= 0) {
+		(void)mountns_work_remove(fd);
+		for (i = 0; i < 2; i++)
+			(void)mountns_unmake(fd, tmp_layers[i]);
+		close(fd);
+	}
+	return rmdir(tmp);
+}
+
+int
+mountns_tmp_make(const char *base, char **path, struct stat *st)
+{
+	size_t n = strlen(base) + sizeof("/confine-tmp.XXXXXX");
+	char *dir = malloc(n);
+	int fd = -1, rc = 0;
+
+	*path = NULL;
+	if (dir == NULL)
+		return -ENOMEM;
+	snprintf(dir, n, "%s/confine-tmp.XXXXXX", base);
+	if (mkdtemp(dir) == NULL) {
+		free(dir);
+		return -errno;
+	}
+	/* As plan.c makes a job's: the upper layer's mode the tmp's own. */
+	if ((fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || fstat(fd, st) != 0 ||
+	    mkdirat(fd, "u", st->st_mode & 07777) != 0 ||
+	    mkdirat(fd, "w", 0700) != 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0) {
+		(void)mountns_tmp_rmdir(dir);
+		free(dir);
+		return rc;
+	}
+	*path = dir;
+	return 0;
+}
+
 int
 mountns_apply(const struct mountns_view *v, struct mountns_ready *ready,
     enum op *failed)
 {
 	int root = -1, tmp = -1, keep[2] = { -1, -1 }, rc, i;
-	struct mountns_ready none = { -1, -1 }, *r = ready != NULL ? ready :
+	struct mountns_ready none = { -1, -1, -1 }, *r = ready != NULL ? ready :
 	    &none;
 	bool legacy = false;
 	struct devnode nodes[NODES + MOUNTNS_MAX_DEVICES];
@@ -492,8 +680,27 @@ mountns_apply(const struct mountns_view *v, struct mountns_ready *ready,
 	 */
 	*op = OP_OPEN_TREE;
 	rc = clone_tree(&v->root, &root);
-	if (rc == 0)
+	if (rc == 0 && v->over_tmp && v->tmp_overlay && v->tmp_ahead &&
+	    r->tmp >= 0) {
+		/* Made ahead on this tmp's layers (plan.c gave us its tmp). */
+		tmp = r->tmp;
+		r->tmp = -1;
+	} else if (rc == 0 && v->over_tmp && v->tmp_overlay) {
+		/*
+		 * Made now, while its upper layer's mount may still be written:
+		 * the overlay keeps a private copy of that mount. The host's
+		 * /tmp beneath: its files read where they are; what the job
+		 * writes or removes there, its own, in the private tmp.
+		 */
+		*op = OP_MOUNT_TMP;
+		if ((tmp = mountns_tmp_overlay(&v->tmp)) < 0) {
+			rc = tmp;
+			tmp = -1;
+		}
+		*op = OP_OPEN_TREE;
+	} else if (rc == 0) {
 		rc = clone_tree(&v->tmp, &tmp);
+	}
 	for (i = 0; rc == 0 && i < 2; i++)
 		rc = clone_tree(&v->keep[i], &keep[i]);
 	/*

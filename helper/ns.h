@@ -21,13 +21,6 @@
 #include "helper/op.h"
 
 /*
- * Whether this process can give jobs their namespaces: a child cloned as
- * a job's init would be, which makes the others and exits. 0, or -errno
- * with the call that failed in *op. A few hundred microseconds, once.
- */
-int ns_probe(enum op *op);
-
-/*
  * Clones the caller into the job's init: a child in a new PID namespace
  * (and user namespace, with userns), returning 0 in the child, its pid
  * in the parent, -1 with errno on failure. fork()'s semantics otherwise:

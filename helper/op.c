@@ -26,6 +26,7 @@ static const struct {
 	[OP_OPEN_TREE] = { "mount namespace", "open_tree(OPEN_TREE_CLONE)" },
 	[OP_MOUNT_SETATTR] = { "mount namespace", "mount_setattr" },
 	[OP_MOVE_MOUNT] = { "mount namespace", "move_mount" },
+	[OP_MOUNT_TMP] = { "mount namespace", "fsmount(overlay of /tmp)" },
 	[OP_MOUNTPOINT] = { "mount namespace", "mkdir(mount point)" },
 	[OP_CAPBSET_DROP] = { "capabilities", "prctl(PR_CAPBSET_DROP)" },
 	[OP_CAPSET] = { "capabilities", "capset" },

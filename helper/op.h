@@ -49,7 +49,8 @@ enum op {
 	OP_SECCOMP_LISTENER,  /* its listener, sent to its init */
 	OP_SUPERVISE,         /* the init taking the listener */
 	OP_LANDLOCK_ABI,      /* the helper's probe, before any job */
-	OP_LAST = OP_LANDLOCK_ABI
+	OP_MOUNT_TMP,         /* its /tmp, an overlay of the host's */
+	OP_LAST = OP_MOUNT_TMP
 };
 
 /* "mount namespace", "landlock"...; "" for OP_NONE or one out of range. */

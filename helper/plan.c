@@ -201,9 +201,10 @@ ns_switched_off(void)
 }
 
 /*
- * The first job's init prepared ahead, to say whether any can be (in
- * place of ns_probe): made at once, so that it prepares while the rest
- * of the helper's start goes on; its errno, or 0.
+ * The first job's init prepared ahead, to say whether any can be, and
+ * whether it can make an overlay of /tmp (for a private tmp of its own in
+ * the tmp base, which its job may then have): made at once, so that it
+ * prepares while the rest of the helper's start goes on; its errno, or 0.
  */
 static int
 first_start(const struct job_env *env, struct prepared *first)
@@ -215,6 +216,7 @@ first_start(const struct job_env *env, struct prepared *first)
 	pp.uid = env->self.uid;
 	pp.gid = env->self.gid;
 	pp.sys = &job_sys_real;
+	pp.tmp_base = env->tmp_base;
 	return prepared_make(first, &pp, true);
 }
 
@@ -223,6 +225,7 @@ ns_possible(struct job_env *env, struct prepared *first, int first_err)
 {
 	int sup = 1;  /* not asked */
 
+	env->tmp_overlay_err = -ENOTSUP;
 	if (ns_switched_off()) {
 		env->ns_err = -ENOTSUP;
 		env->view_ok = view_probe(env);
@@ -230,23 +233,23 @@ ns_possible(struct job_env *env, struct prepared *first, int first_err)
 	}
 	/*
 	 * Sockets of its own where its init can supervise their calls: asked
-	 * while the first init prepares, where there is one.
+	 * while the first init prepares.
 	 */
-	if (first != NULL && first_err == 0)
+	if (first_err == 0)
 		sup = sup_probe();
-	if (first == NULL) {
-		env->ns_err = ns_probe(&env->ns_op);
-	} else if (first_err != 0) {
+	if (first_err != 0) {
 		env->ns_err = first_err;
 		env->ns_op = OP_CLONE_INIT;
 	} else {
-		env->ns_err = prepared_result(first, &env->ns_op);
+		env->ns_err = prepared_result(first, &env->ns_op,
+		    &env->tmp_overlay_err);
 	}
 	env->ns = env->ns_err == 0;
-	if (env->ns && sup > 0)
-		sup = sup_probe();
 	env->sup_ok = env->ns && sup == 0;
 	env->view_ok = env->ns || view_probe(env);
+	if (!env->ns)
+		env->tmp_overlay_err = -ENOTSUP;
+	env->tmp_overlay_ok = env->tmp_overlay_err == 0;
 }
 #endif
 
@@ -266,7 +269,7 @@ env_init(struct job_env *env, struct prepared *first)
 	seccomp_program(SECCOMP_OWN, &env->seccomp_own);
 	seccomp_program(SECCOMP_OWN_NET, &env->seccomp_own_net);
 	/* After the programs: the init's copy of our memory must have them. */
-	if (first != NULL && !ns_switched_off())
+	if (!ns_switched_off())
 		first_err = first_start(env, first);
 	cgroup_env_init(&env->cg);
 	ns_possible(env, first, first_err);
@@ -285,7 +288,17 @@ env_init(struct job_env *env, struct prepared *first)
 int
 job_env_init(struct job_env *env)
 {
+#ifdef __linux__
+	struct prepared first;
+	int rc = job_env_init_ahead(env, &first);
+
+	/* Here the first init only says what can be made. */
+	if (first.pid > 0)
+		prepared_discard(&first);
+	return rc;
+#else
 	return env_init(env, NULL);
+#endif
 }
 
 #ifdef __linux__
@@ -295,6 +308,7 @@ job_env_init_ahead(struct job_env *env, struct prepared *first)
 	first->pid = -1;
 	first->ctl = -1;
 	first->arena = NULL;
+	first->tmp = NULL;
 	return env_init(env, first);
 }
 #endif
@@ -823,6 +837,48 @@ plan_keep(struct plan *p, int i, const char *path, bool dir_of)
 	p->keep[i] = c;
 }
 
+#ifdef __linux__
+/* dir/name, a directory with mode (umask aside): 0 or -1 and errno. */
+static int
+make_layer(const char *dir, const char *name, mode_t mode)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = mkdirat(fd, name, 0700) == 0 && fchmodat(fd, name, mode, 0) == 0 ?
+	    0 : -1;
+	close(fd);
+	return rc;
+}
+#endif
+
+static int tmp_view(struct plan *p, bool view, bool over);
+
+#ifdef __linux__
+/*
+ * The private tmp a prepared init has, with the overlay made (prepared.h),
+ * as the job's: still the directory made for it. 0, or a refusal.
+ */
+static int
+tmp_ahead(struct plan *p, const struct prepared *pi,
+    const struct confine_spec *s, bool over, const char **why)
+{
+	if ((p->tmp = strdup(pi->tmp)) == NULL)
+		REFUSE(-ENOMEM, "no memory for the job");
+	/* The init's still, whatever happens: never removed by the plan. */
+	p->tmp_ahead = true;
+	if (stat(p->tmp, &p->tmp_st) != 0 ||
+	    p->tmp_st.st_dev != pi->tmp_st.st_dev ||
+	    p->tmp_st.st_ino != pi->tmp_st.st_ino)
+		REFUSE(-ESTALE, "the private tmp made for the job was moved or "
+		    "replaced");
+	plan_keep(p, 0, s->cwd, false);
+	plan_keep(p, 1, s->exe, true);
+	return tmp_view(p, true, over);
+}
+#endif
+
 /*
  * The job's private temporary directory, made as its user beneath the
  * helper's tmp base. Where the job has a view of its own (Linux) it is
@@ -850,6 +906,24 @@ plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env
 	if (env->tmp_base == NULL)
 		REFUSE(-ENOTSUP, "no directory to make the job's private tmp in "
 		    "(the helper's TMPDIR or /tmp)");
+#ifdef __linux__
+	/*
+	 * The host's /tmp beneath its own, where reads are everywhere
+	 * (narrowed, the host's /tmp stays out of sight) and its init can
+	 * make the overlay. Not for a client's job of a root helper: the
+	 * overlay would be made, and would work on its layers, with the
+	 * init's credentials, not the job's. The oldest prepared init, the
+	 * one the job will have, has a private tmp with the overlay made
+	 * already: the job takes that one (made by us, as the job's own
+	 * would be: the job is our user).
+	 */
+	p->tmp_overlay = over && env->tmp_overlay_ok &&
+	    !p->policy.read_narrow && plan_own_namespaces(p, env) &&
+	    !p->becomes;
+	if (p->tmp_overlay && env->pool != NULL && env->pool->n > 0 &&
+	    env->pool->held[0].tmp != NULL)
+		return tmp_ahead(p, &env->pool->held[0], s, over, why);
+#endif
 	rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
 	if (rc == 0) {
 		rc = (p->tmp = strdup(env->tmp_base)) == NULL ? -ENOMEM :
@@ -864,25 +938,45 @@ plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env
 			plan_keep(p, 0, s->cwd, false);
 			plan_keep(p, 1, s->exe, true);
 		}
+#ifdef __linux__
+		/* Its layers, the upper one as the private tmp itself is. */
+		if (rc == 0 && p->tmp_overlay && (make_layer(p->tmp, "u",
+		    p->tmp_st.st_mode & 07777) != 0 || make_layer(p->tmp, "w",
+		    0700) != 0))
+			rc = -errno;
+#endif
 		if (p->becomes)
 			ident_leave(&env->self);
 	}
 	if (rc != 0)
 		REFUSE(rc, "no private tmp could be made for the job");
+	return tmp_view(p, view, over);
+}
+
+/* The plan's view and policy of the private tmp it has: 0. */
+static int
+tmp_view(struct plan *p, bool view, bool over)
+{
 	p->policy.tmp = over ? "/tmp" : p->tmp;
 	p->child.remove_tmp = p->tmp;
 #ifdef __linux__
+	size_t i;
+
 	if (view) {
 		p->child.view.tmp.path = p->tmp;
 		p->child.view.tmp.dev = p->tmp_st.st_dev;
 		p->child.view.tmp.ino = p->tmp_st.st_ino;
 		p->child.view.over_tmp = over;
+		p->child.view.tmp_overlay = p->tmp_overlay;
+		p->child.view.tmp_ahead = p->tmp_ahead;
 		for (i = 0; i < 2; i++) {
 			p->child.view.keep[i].path = p->keep[i];
 			p->child.view.keep[i].dev = p->keep_st[i].st_dev;
 			p->child.view.keep[i].ino = p->keep_st[i].st_ino;
 		}
 	}
+#else
+	(void)view;
 #endif
 	return 0;
 }

@@ -42,6 +42,10 @@ struct plan {
 	struct stat root_st;   /* the scratch root as checked */
 	char *tmp;             /* the private tmp, made, or NULL */
 	struct stat tmp_st;
+	bool tmp_overlay;      /* its /tmp: the host's beneath the private */
+	bool tmp_ahead;        /* tmp is the oldest prepared init's, with
+	                          that overlay made (prepared.h): not ours
+	                          to remove if the job is refused here */
 	char *keep[2];         /* the cwd and the program's directory, to see
 	                          again beneath /tmp, or NULL */
 	struct stat keep_st[2];

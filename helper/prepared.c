@@ -10,6 +10,7 @@
 
 #include "helper/landlock.h"
 #include "helper/ns.h"
+#include "helper/mountns.h"
 #include "helper/prepared.h"
 #include "helper/shepherd.h"
 #include "src/fd.h"
@@ -200,13 +201,26 @@ recv_go(int ctl, const void *arena, struct child_plan *plan)
 	return 0;
 }
 
+/* pi's tmp removed, as it is gone (or never was): none then. */
+static void
+tmp_gone(struct prepared *pi)
+{
+	if (pi->tmp == NULL)
+		return;
+	(void)mountns_tmp_rmdir(pi->tmp);
+	free(pi->tmp);
+	pi->tmp = NULL;
+}
+
 /* The helper's own name, which a prepared init takes back with a job. */
 static char helper_name[17];
 
 static _Noreturn void
-prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
-    bool report)
+prepared_main(int ctl, const struct prepared *pi,
+    const struct prepared_pool *pool, bool report)
 {
+	void *arena = pi->arena;
+	int ovl;
 	struct child_plan plan;
 	struct init_prep pr;
 	char closed = 'c';
@@ -226,8 +240,22 @@ prepared_main(int ctl, void *arena, const struct prepared_pool *pool,
 		if (pool->held[i].arena != NULL && pool->held[i].arena != arena)
 			(void)munmap(pool->held[i].arena, ARENA_SIZE);
 	shepherd_prepare(&pr, pool->userns, pool->uid, pool->gid);
+	/*
+	 * The overlay of /tmp for the tmp the helper made us: made in a
+	 * moment of our own, so that a job that may have it finds it made
+	 * (plan.c). It needs no unmount, unlike /dev's and /proc's below.
+	 */
+	ovl = pi->tmp_err;
+	if (pr.err == 0 && pi->tmp != NULL) {
+		struct mountns_tree t = { pi->tmp, pi->tmp_st.st_dev,
+			pi->tmp_st.st_ino };
+
+		ovl = mountns_tmp_overlay(&t);
+	}
+	pr.tmp = ovl >= 0 ? ovl : -1;
 	if (report) {
-		uint32_t said[2] = { (uint32_t)pr.err, (uint32_t)pr.op };
+		uint32_t said[3] = { (uint32_t)pr.err, (uint32_t)pr.op,
+			(uint32_t)(ovl >= 0 ? 0 : -ovl) };
 
 		if (write(ctl, said, sizeof(said)) != (ssize_t)sizeof(said) ||
 		    pr.err != 0)
@@ -274,14 +302,23 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 	pi->pid = -1;
 	pi->ctl = -1;
 	pi->arena = NULL;
+	pi->tmp_err = pool->tmp_base != NULL ? mountns_tmp_make(pool->tmp_base,
+	    &pi->tmp, &pi->tmp_st) : -ENOTSUP;
+	if (pool->tmp_base == NULL)
+		pi->tmp = NULL;
 	arena = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (arena == MAP_FAILED)
-		return -errno;
-	if ((rc = fd_socketpair(sv)) != 0) {
-		(void)munmap(arena, ARENA_SIZE);
+	if (arena == MAP_FAILED) {
+		rc = -errno;
+		tmp_gone(pi);
 		return rc;
 	}
+	if ((rc = fd_socketpair(sv)) != 0) {
+		(void)munmap(arena, ARENA_SIZE);
+		tmp_gone(pi);
+		return rc;
+	}
+	pi->arena = arena;
 	/*
 	 * Born with its name: ours for the clone, so that no one sees a
 	 * prepared init by our name (tests count a helper's inits by it).
@@ -293,50 +330,52 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 		(void)prctl(PR_SET_NAME, helper_name, 0, 0, 0);
 	if (pid == 0) {
 		close(sv[0]);
-		prepared_main(sv[1], arena, pool, report);
+		prepared_main(sv[1], pi, pool, report);
 	}
 	rc = pid < 0 ? -errno : 0;
 	close(sv[1]);
 	if (rc != 0) {
 		close(sv[0]);
 		(void)munmap(arena, ARENA_SIZE);
+		pi->arena = NULL;
+		tmp_gone(pi);
 		return rc;
 	}
 	(void)fd_nonblock(sv[0]);
 	pi->pid = pid;
 	pi->ctl = sv[0];
-	pi->arena = arena;
 	/*
 	 * Not given out until it holds nothing of ours but its socket: a
 	 * helper killed after this leaves no host's socket open behind it.
 	 */
 	if ((rc = closed_word(pi->ctl)) != 0)
-		prepared_drop(pi, true);
+		prepared_discard(pi);
 	return rc;
 }
 
 int
-prepared_result(struct prepared *pi, enum op *op)
+prepared_result(struct prepared *pi, enum op *op, int *overlay)
 {
 	struct pollfd pfd = { pi->ctl, POLLIN, 0 };
-	uint32_t said[2];
-	pid_t pid = pi->pid;
+	uint32_t said[3];
 	int rc;
 
 	*op = OP_CLONE_INIT;
+	*overlay = -ENOTSUP;
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
 	rc = fd_read_full(pi->ctl, said, sizeof(said));
-	if (rc == 0 && said[0] == 0)
+	if (rc == 0 && said[0] == 0) {
+		*overlay = said[2] < 4096 ? -(int)said[2] : -EIO;
 		return 0;
+	}
 	if (rc == 0) {
 		*op = said[1] <= OP_LAST ? (enum op)said[1] : OP_NONE;
 		rc = said[0] < 4096 ? -(int)said[0] : -EIO;
 	} else {
 		rc = -EIO;
 	}
-	prepared_drop(pi, true);
-	proc_reap(pid, NULL);
+	prepared_discard(pi);
 	return rc;
 }
 
@@ -353,18 +392,47 @@ prepared_drop(struct prepared *pi, bool kill_it)
 }
 
 void
+prepared_discard(struct prepared *pi)
+{
+	pid_t pid = pi->pid;
+
+	prepared_drop(pi, true);
+	if (pid > 0)
+		proc_reap(pid, NULL);
+	tmp_gone(pi);
+}
+
+void
 prepared_drain(struct prepared_pool *p, bool reap)
 {
-	pid_t pid;
+	struct prepared *pi;
 
 	while (p->n > 0) {
-		pid = p->held[--p->n].pid;
-		prepared_drop(&p->held[p->n], true);
-		if (reap && pid > 0)
-			proc_reap(pid, NULL);
+		pi = &p->held[--p->n];
+		if (reap || pi->tmp == NULL || pi->pid <= 0 ||
+		    p->nleft == sizeof(p->left) / sizeof(p->left[0])) {
+			prepared_discard(pi);
+			continue;
+		}
+		p->left[p->nleft].pid = pi->pid;
+		p->left[p->nleft++].tmp = pi->tmp;
+		pi->tmp = NULL;
+		prepared_drop(pi, true);
 	}
 	p->want = 0;
 	p->missed = 0;
+}
+
+void
+prepared_fini(struct prepared_pool *p)
+{
+	while (p->nleft > 0) {
+		struct prepared_left *l = &p->left[--p->nleft];
+
+		proc_reap(l->pid, NULL);
+		(void)mountns_tmp_rmdir(l->tmp);
+		free(l->tmp);
+	}
 }
 
 bool
@@ -389,12 +457,24 @@ prepared_forget(struct prepared_pool *p, pid_t pid)
 {
 	size_t i;
 
+	/*
+	 * Dead, its exit past: nothing holds its overlay of /tmp any more
+	 * (its last descriptor went with its files, before it was a zombie).
+	 */
 	for (i = 0; i < p->n; i++)
 		if (p->held[i].pid == pid) {
 			prepared_drop(&p->held[i], false);
+			tmp_gone(&p->held[i]);
 			memmove(&p->held[i], &p->held[i + 1],
 			    (p->n - i - 1) * sizeof(p->held[0]));
 			p->n--;
+			return true;
+		}
+	for (i = 0; i < p->nleft; i++)
+		if (p->left[i].pid == pid) {
+			(void)mountns_tmp_rmdir(p->left[i].tmp);
+			free(p->left[i].tmp);
+			p->left[i] = p->left[--p->nleft];
 			return true;
 		}
 	return false;

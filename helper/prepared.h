@@ -21,9 +21,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "helper/child.h"
+#include "helper/mountns.h"
 #include "helper/sys.h"
 
 #define PREPARED_NAME "confine-prep"
@@ -33,6 +35,21 @@ struct prepared {
 	pid_t pid;      /* the init, our child; -1: none */
 	int ctl;        /* our end of its socket pair (the shepherd's) */
 	void *arena;    /* the memory we share with it */
+	/*
+	 * A private tmp made for its job (path malloc'd; NULL: none), with
+	 * the host's /tmp beneath: the init made that overlay ahead (where
+	 * it could), for a job that may have it (plan.c). Removed once the
+	 * init is gone, unless a job's plan took it.
+	 */
+	char *tmp;
+	struct stat tmp_st;
+	int tmp_err;    /* why there is none: -errno */
+};
+
+/* A dropped one's tmp, removed once it is reaped (prepared_forget). */
+struct prepared_left {
+	pid_t pid;
+	char *tmp;
 };
 
 /*
@@ -52,6 +69,10 @@ struct prepared_pool {
 	uid_t uid;
 	gid_t gid;
 	const struct job_sys *sys;
+	/* Where each gets a private tmp with /tmp beneath, else NULL. */
+	const char *tmp_base;
+	struct prepared_left left[2 * PREPARED_MAX];
+	size_t nleft;
 };
 
 /*
@@ -65,16 +86,28 @@ int prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 
 /*
  * Waits for what one made with report says: 0, or its preparation's
- * -errno with the call in *op, and then it is gone (reaped).
+ * -errno with the call in *op, and then it is gone (reaped, its tmp
+ * removed). *overlay: whether it made the overlay of /tmp for its tmp
+ * (made with the pool's tmp_base), 0 or -errno.
  */
-int prepared_result(struct prepared *pi, enum op *op);
+int prepared_result(struct prepared *pi, enum op *op, int *overlay);
 
-/* Our copies closed and *pi emptied; with kill, it is killed first. */
+/*
+ * Our copies closed and *pi emptied; with kill, it is killed first. Its
+ * tmp is the caller's to remove once it is gone, or to give a job.
+ */
 void prepared_drop(struct prepared *pi, bool kill);
+
+/* Killed, reaped, its tmp removed, and *pi emptied. */
+void prepared_discard(struct prepared *pi);
+
+/* What prepared_forget has yet to hear of: reaped now, tmps removed. */
+void prepared_fini(struct prepared_pool *p);
 
 /*
  * Every one the pool holds dropped and killed, and with reap waited for
- * (else the caller's reaping collects them); none wanted any more.
+ * and its tmp removed (else the caller's reaping collects them, and
+ * prepared_forget removes their tmps); none wanted any more.
  */
 void prepared_drain(struct prepared_pool *p, bool reap);
 
@@ -84,7 +117,11 @@ void prepared_drain(struct prepared_pool *p, bool reap);
  */
 bool prepared_take(struct prepared_pool *p, struct prepared *out, int64_t now);
 
-/* pid, if it is one of the pool's, forgotten (it died): true. */
+/*
+ * pid, if it is one of the pool's, forgotten (it died, and its tmp is
+ * removed), or one it dropped whose tmp is now removed: true. The
+ * caller reaps it.
+ */
 bool prepared_forget(struct prepared_pool *p, pid_t pid);
 
 /*

@@ -858,7 +858,8 @@ pool_refill(struct srv *s, int64_t now)
 		p->missed = 0;
 	}
 	if ((p->n > 0 || p->want > 0) && now - p->t_asked >= s->pool_idle_ns) {
-		prepared_drain(&s->pool, false);  /* reap() collects them */
+		/* reap() collects them; prepared_forget removes their tmps */
+		prepared_drain(&s->pool, false);
 		return;
 	}
 	while (p->n < p->want) {
@@ -899,16 +900,19 @@ pool_init(struct srv *s, size_t ceiling, struct prepared *first)
 	s->pool.uid = s->env.self.uid;
 	s->pool.gid = s->env.self.gid;
 	s->pool.sys = s->env.sys != NULL ? s->env.sys : &job_sys_real;
+	/* Each with the overlay of /tmp its job may have, made ahead. */
+	if (s->env.tmp_overlay_ok)
+		s->pool.tmp_base = s->env.tmp_base;
 	if (s->env.ns && s->pool.ceiling > 0)
 		s->env.pool = &s->pool;
 	else
 		s->pool.ceiling = 0;
-	/* The one the start made, for the first job; reap() collects it else. */
+	/* The one the start made, for the first job. */
 	s->pool.t_asked = clock_ns();
 	if (first->pid > 0 && s->pool.ceiling > 0)
 		s->pool.held[s->pool.n++] = *first;
-	else
-		prepared_drop(first, true);
+	else if (first->pid > 0)
+		prepared_discard(first);
 }
 #endif
 
@@ -1202,7 +1206,9 @@ serve(const struct serve_opts *o)
 	while (rc == 0 && !done(&s))
 		step(&s, sigp[0]);
 #ifdef __linux__
-	prepared_drain(&s.pool, false);
+	/* Killed and waited for: their tmps, and the dropped ones', removed. */
+	prepared_drain(&s.pool, true);
+	prepared_fini(&s.pool);
 #endif
 	while ((c = TAILQ_FIRST(&s.conns)) != NULL) {
 		conn_flush(c);

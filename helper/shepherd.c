@@ -614,7 +614,7 @@ shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid)
 	enum op op = OP_NONE;
 	int rc = 0;
 
-	pr->host_root = pr->host_proc = pr->dev = pr->proc = -1;
+	pr->host_root = pr->host_proc = pr->dev = pr->proc = pr->tmp = -1;
 	if (userns)
 		rc = ns_map_self(uid, gid, &op);
 	if (rc == 0 && ((pr->host_root = open("/", O_PATH | O_DIRECTORY |
@@ -652,7 +652,7 @@ static void
 init_setup(struct shep *s, const struct child_plan *plan,
     const struct init_prep *pr)
 {
-	struct mountns_ready ready = { pr->dev, pr->proc };
+	struct mountns_ready ready = { pr->dev, pr->proc, pr->tmp };
 	enum op op = pr->op;
 	int rc = -pr->err;
 
@@ -718,7 +718,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 		plan->cg_procs[0], plan->cg_procs[1], plan->cg_procs[2],
 		plan->cg_dir, pr != NULL ? pr->host_root : -1,
 		pr != NULL ? pr->host_proc : -1, pr != NULL ? pr->dev : -1,
-		pr != NULL ? pr->proc : -1 };
+		pr != NULL ? pr->proc : -1, pr != NULL ? pr->tmp : -1 };
 	struct child_plan mine = *plan;
 #ifdef __linux__
 	struct init_prep here;

@@ -112,6 +112,7 @@ struct init_prep {
 	int host_proc;
 	int dev;
 	int proc;
+	int tmp;     /* mountns_ready's */
 	int err;
 	enum op op;
 };

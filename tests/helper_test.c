@@ -298,6 +298,9 @@ the_job_says_what_was_enforced(void **state)
 	assert_non_null(strstr(e, want));
 	assert_non_null(strstr(e, tu_path_init() ?
 	    " namespaces=pid,mount,net,ipc,uts" : " namespaces=mount"));
+	/* Its /tmp: the host's beneath its own, where its init lays it. */
+	assert_non_null(strstr(e, tu_path_init() && tu_kernel_at_least(5, 12) ?
+	    " tmp=over-hosts " : " tmp=private "));
 #else
 	assert_non_null(strstr(e, "backend=seatbelt "));
 #endif

@@ -120,6 +120,12 @@ int jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
  * own), or refused. */
 #define JR_NET_ERRNO (JR_NET ? ECONNREFUSED : EPERM)
 #define JR_OUTSIDE_PROC(e) (jr_env.ns ? ENOENT : (e))
+/*
+ * The host's /tmp beneath the job's own (an overlay: mountns.h), where
+ * its init can lay it and reads are everywhere; else its /tmp is private.
+ */
+#define JR_TMP_OVER (jr_env.ns && jr_env.tmp_overlay_ok &&                  \
+	!jr_env.group_proof_only)
 
 /* Writes text to path, replacing what was there. */
 void jr_put(const char *path, const char *text);

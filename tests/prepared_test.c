@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -204,14 +206,15 @@ a_job_runs_in_an_init_prepared_before_it(void **state)
 }
 
 /*
- * The job's /dev and /proc mounts (mount point, its flags, type, the file
- * system's options) and /dev's entries (mode, owner, type, device), each
- * line sorted: what the view made, less what differs between any two
- * (ids, times).
+ * The job's /dev, /proc and /tmp mounts (mount point, its flags, type, the
+ * file system's options) and /dev's entries (mode, owner, type, device),
+ * each line sorted: what the view made, less what differs between any two
+ * (ids, times, the descriptors that named the overlay's layers).
  */
 static const char *const show_view[] = { "/bin/sh", "-c",
 	"{ awk '{ for (i = 7; $i != \"-\"; i++) ; print $5, $6, $(i + 1), "
-	"$(i + 3) }' /proc/self/mountinfo | grep -E '^/(dev|proc)'; "
+	"$(i + 3) }' /proc/self/mountinfo | grep -E '^/(dev|proc|tmp)' | "
+	"sed 's|/proc/self/fd/[0-9]*|fd|g'; "
 	"stat -c '%n %a %u %g %F %t:%T' /dev /dev/* /dev/pts/*; } | sort",
 	NULL };
 
@@ -227,10 +230,11 @@ job_view(struct confine *c)
 }
 
 /*
- * A prepared init makes the job's /dev and /proc before the request and
- * attaches them after the request's trees: the job sees the same view,
- * mount for mount and node for node, as one whose init made them at its
- * request (CONFINE_PREPARED=0), the spec's devices among them.
+ * A prepared init makes the job's /dev and /proc, and the overlay of its
+ * /tmp, before the request and attaches them after the request's trees:
+ * the job sees the same view, mount for mount and node for node, as one
+ * whose init made them at its request (CONFINE_PREPARED=0), the spec's
+ * devices among them.
  */
 static void
 a_prepared_view_is_the_one_made_at_the_request(void **state)
@@ -265,6 +269,8 @@ a_prepared_view_is_the_one_made_at_the_request(void **state)
 	assert_non_null(strstr(then, "/proc ro,"));
 	assert_non_null(strstr(then, TEST_NODE " 600 0 0 character special"));
 	assert_non_null(strstr(then, "/dev/zero "));
+	assert_non_null(strstr(then, "/tmp rw,nosuid,nodev,relatime overlay "
+	    "rw,lowerdir=/tmp,upperdir=fd,workdir=fd,"));
 	assert_string_equal(ahead, then);
 	free(ahead);
 	free(then);
@@ -417,6 +423,159 @@ an_unprivileged_helper_prepares_them_too(void **state)
 	free(seen);
 }
 
+/* The one private tmp a helper made in base, while there is one alone. */
+static char *
+tmp_in(const char *base, int *n)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	char *one = NULL;
+
+	assert_non_null(d);
+	*n = 0;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "confine-tmp.", 12) == 0 && ++*n == 1)
+			one = tu_join(base, e->d_name);
+	closedir(d);
+	if (*n != 1) {
+		free(one);
+		one = NULL;
+	}
+	return one;
+}
+
+/* Waits (up to a minute) until base holds n private tmps: true. */
+static bool
+tmps_become(const char *base, int n)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	int i, now;
+
+	for (i = 0; i < 12000; i++) {
+		free(tmp_in(base, &now));
+		if (now == n)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/* Waits (up to a minute) until path is gone: true. */
+static bool
+path_gone(const char *path)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 12000; i++) {
+		if (access(path, F_OK) != 0 && errno == ENOENT)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+#define HOST_FILE "/tmp/confine-prepared-host"
+#define JOB_FILE "/tmp/confine-prepared-job"
+
+/*
+ * Each prepared init has a private tmp in the helper's tmp base, with the
+ * host's /tmp beneath it made ahead (helper/prepared.h). A job that may
+ * have that (reads everywhere) gets it: its /tmp is that tmp (confine_job_tmp
+ * names its upper layer), the host's file reads there, and what it writes
+ * there the host's /tmp never sees. A job that may not (reads narrowed)
+ * gets a tmp of its own; the prepared one is removed. Dropped when idle,
+ * and at the helper's stop, none is left behind.
+ */
+static void
+prepared_tmps_are_their_jobs_or_removed(void **state)
+{
+	static const char *const read_write[] = { "/bin/sh", "-c",
+		"cat " HOST_FILE " && echo job > " JOB_FILE, NULL };
+	char *base = tu_mkdtemp("prepared-base"), *t0, *t1, *upper;
+	const char *old = getenv("TMPDIR");
+	char *saved = old != NULL ? strdup(old) : NULL;
+	struct confine *c;
+	struct hu_job j;
+	pid_t helper, h[SOME];
+	int n, fd;
+
+	(void)state;
+	(void)unlink(JOB_FILE);
+	fd = open(HOST_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "host\n", 5), 5);
+	close(fd);
+	assert_int_equal(setenv("TMPDIR", base, 1), 0);
+	helper = open_helper(&c, "1500");
+	if (saved != NULL)
+		assert_int_equal(setenv("TMPDIR", saved, 1), 0);
+	else
+		assert_int_equal(unsetenv("TMPDIR"), 0);
+
+	/* The start's init, with its tmp: the first job's. */
+	assert_true(prepared_become(helper, 1, h));
+	t0 = tmp_in(base, &n);
+	assert_int_equal(n, 1);
+	hu_init(&j, scratch, NULL);
+	j.spec.exe = read_write[0];
+	j.spec.argv = read_write;
+	assert_int_equal(hu_spawn(c, &j), 0);
+	upper = tu_join(t0, "u");
+	assert_string_equal(confine_job_tmp(j.job), upper);
+	assert_non_null(strstr(confine_job_enforced(j.job),
+	    " tmp=over-hosts "));
+	assert_int_equal(hu_wait(&j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(j.r.exit_code, 0);
+	assert_string_equal(j.out, "host\n");
+	assert_int_equal(access(JOB_FILE, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+	hu_free(&j);
+	assert_true(path_gone(t0));
+
+	/* Reads narrowed: not for it; the prepared one goes with its init. */
+	assert_true(prepared_become(helper, 1, h));
+	assert_true(tmps_become(base, 1));
+	t1 = tmp_in(base, &n);
+	assert_non_null(t1);
+	hu_init(&j, scratch, NULL);
+	j.spec.exe = read_write[0];
+	j.spec.argv = read_write;
+	j.spec.flags |= CONFINE_READ_SYSTEM;
+	assert_int_equal(hu_spawn(c, &j), 0);
+	assert_int_not_equal(strncmp(confine_job_tmp(j.job), t1, strlen(t1)),
+	    0);
+	assert_non_null(strstr(confine_job_enforced(j.job), " tmp=private "));
+	assert_int_equal(hu_wait(&j), 0);
+	/* Its /tmp is its own alone: the host's file is out of sight. */
+	assert_int_equal(j.r.outcome, CONFINE_FAILED);
+	assert_int_equal(j.r.exit_code, 1);
+	assert_int_equal(access(JOB_FILE, F_OK), -1);
+	hu_free(&j);
+	assert_true(path_gone(t1));
+
+	/* Idle: the inits dropped, and their tmps removed. */
+	assert_true(prepared_become(helper, 0, h));
+	assert_true(tmps_become(base, 0));
+	/* Stopped with one held: its tmp goes too. */
+	free(job_namespaces(c, scratch));
+	assert_true(prepared_become(helper, 1, h));
+	assert_true(tmps_become(base, 1));
+	confine_close(c);
+	assert_true(hu_gone(h[0]));
+	assert_true(tmps_become(base, 0));
+
+	assert_int_equal(unlink(HOST_FILE), 0);
+	free(t0);
+	free(t1);
+	free(upper);
+	free(saved);
+	/* Nothing else either: the helper's trash went with it. */
+	assert_int_equal(rmdir(base), 0);
+	free(base);
+}
+
 static int
 setup(void **state)
 {
@@ -443,6 +602,7 @@ main(void)
 		cmocka_unit_test(prepared_follow_demand_and_go_when_idle),
 		cmocka_unit_test(prepared_inits_die_with_a_killed_helper),
 		cmocka_unit_test(an_unprivileged_helper_prepares_them_too),
+		cmocka_unit_test(prepared_tmps_are_their_jobs_or_removed),
 	};
 
 	hu_setup();

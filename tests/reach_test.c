@@ -790,6 +790,78 @@ a_datagrams_credentials_are_its_inits(void **state)
 	PAIR(d, 0, EPERM, "loop", "creds-sent", name);
 }
 
+/*
+ * The host's /tmp, where its init lays it beneath the job's own (an
+ * overlay): a file there is read at its own path; the job's writes there,
+ * over the host's file or new, are its own, the host's file unchanged and
+ * nothing new on the host; a host's listener there is not reached (the
+ * overlay's own inode: ECONNREFUSED; the host accepts nothing). With reads
+ * narrowed, or where no overlay can be made, the host's /tmp is out of
+ * sight (ENOENT). Unconfined, each reaches the host's.
+ */
+static void
+the_hosts_tmp_is_read_where_it_lies(void **state)
+{
+	struct jr_dirs *d = *state;
+	char dir[] = "/tmp/confine-reach-tmp.XXXXXX", *f, *made, *s;
+	char *fixture = strdup(jr_fixture);
+	const char *fixture_dir[] = { dirname(fixture), NULL };
+	int over = JR_TMP_OVER, l;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct jr j;
+
+	/* Laid wherever this kernel can: never quietly off. */
+	if (jr_env.ns && !jr_env.group_proof_only)
+		assert_int_equal(jr_env.tmp_overlay_err, 0);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	f = tu_join(dir, "f");
+	made = tu_join(dir, "made");
+	s = tu_join(dir, "s");
+	jr_put(f, "host\n");
+	PAIR(d, 0, over ? 0 : ENOENT, "read", f);
+	/* Ours (root's, or the unprivileged run's user's): each may write. */
+	assert_int_equal(PROBE(NONE, d->scratch, "write", f), 0);
+	jr_assert_text(f, "confined\n");
+	jr_put(f, "host\n");
+	assert_int_equal(PROBE(NONE, d->scratch, "write", made), 0);
+	assert_int_equal(unlink(made), 0);
+	assert_int_equal(PROBE(LL, d->scratch, "write", f), over ? 0 : ENOENT);
+	jr_assert_text(f, "host\n");
+	assert_int_equal(PROBE(LL, d->scratch, "write", made), over ? 0 : ENOENT);
+	assert_false(tu_exists(made));
+	/* A listener of the host's, in its /tmp. */
+	strcpy(sun.sun_path, s);
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	assert_true(l >= 0);
+	assert_int_equal(bind(l, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(chmod(s, 0777), 0);
+	assert_int_equal(listen(l, 4), 0);
+	assert_int_equal(PROBE(NONE, d->scratch, "net", "unix", "stream",
+	    "connect", s), 0);
+	assert_true(accept(l, NULL, NULL) >= 0);
+	assert_int_equal(PROBE(LL, d->scratch, "net", "unix", "stream",
+	    "connect", s), !JR_NET ? EPERM : over ? ECONNREFUSED : ENOENT);
+	assert_true(accept(l, NULL, NULL) < 0 && errno == EAGAIN);
+	close(l);
+	/* Reads narrowed: its /tmp is private. */
+	jr_init_args(&j, LL, d->scratch, (const char *const[]){ "read", f,
+	    NULL });
+	j.spec.flags |= CONFINE_READ_SYSTEM;
+	j.spec.readable = fixture_dir;
+	jr_run(&j);
+	assert_int_equal(j.rc, 0);
+	assert_int_equal(j.r.exit_code, ENOENT);
+	jr_free(&j);
+	free(fixture);
+	assert_int_equal(unlink(s), 0);
+	free(s);
+	assert_int_equal(unlink(f), 0);
+	free(f);
+	free(made);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* `fixture args...` confined with env: its exit code, or -1 refused. */
 static int
 probe_with(const struct job_env *env, const char *scratch,
@@ -1203,6 +1275,7 @@ run_root(void)
 		T(pairs_that_address_nothing_stay),
 		T(a_network_of_its_own),
 		T(a_datagrams_credentials_are_its_inits),
+		T(the_hosts_tmp_is_read_where_it_lies),
 		T(older_landlock_abis_are_compensated_in_namespaces),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
@@ -1232,6 +1305,7 @@ run_as_user(void)
 		T(pairs_that_address_nothing_stay),
 		T(a_network_of_its_own),
 		T(a_datagrams_credentials_are_its_inits),
+		T(the_hosts_tmp_is_read_where_it_lies),
 		T(ipc_objects_are_its_own_or_refused),
 		T(shm_and_ptys_are_its_own_or_refused),
 		T(a_given_socket_sends_to_no_address),
