@@ -155,6 +155,36 @@ case_the_readmes_demo() {
 		fail "the demo said: $(tail -n 3 "$W/out")"
 }
 
+# The host's /tmp read where it lies (TMPW: over-hosts, beneath the
+# job's own), or out of sight (private), or the host's own (none: no
+# view at all, Landlock alone); its file unchanged either way.
+case_the_hosts_tmp() {
+	H=$(mktemp /tmp/hosts.XXXXXX) && echo host >"$H" && chmod 644 "$H" ||
+		fail "no file in the host's /tmp"
+	un -- /bin/cat "$H"
+	want 0
+	[ "$(cat "$W/out")" = host ] || fail "unconfined, it read $(cat "$W/out")"
+	# shellcheck disable=SC2016
+	cr -v -- /bin/sh -c 'cat "$0" && echo job >"$0"' "$H"
+	case $TMPW in
+	over-hosts) want 0 ;;
+	private) want 1 ;;
+	none) [ "$st" -ne 0 ] || fail "the host's file was written" ;;
+	esac
+	if [ "$TMPW" = none ]; then
+		! grep -q "enforced: .* tmp=" "$W/err" || fail "a tmp said: $(cat "$W/err")"
+	else
+		grep -q "enforced: .* tmp=$TMPW " "$W/err" ||
+			fail "not tmp=$TMPW: $(cat "$W/err")"
+	fi
+	case $TMPW in
+	private) [ ! -s "$W/out" ] || fail "it read $(cat "$W/out")" ;;
+	*) [ "$(head -n 1 "$W/out")" = host ] || fail "it read $(cat "$W/out")" ;;
+	esac
+	[ "$(cat "$H")" = host ] || fail "the host's file is now $(cat "$H")"
+	rm -f "$H"
+}
+
 case_a_compiler_runs() {
 	printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' >"$O/h.c"
 	cr -- /usr/bin/cc -o "$S/h" "$O/h.c"
@@ -173,6 +203,9 @@ main() {
 		{ echo "matrix: cannot copy the binaries"; exit 1; }
 	MATRIX=$B/matrix.sh
 	WAIVE= MODE=ns E_OUT=30 E_META=30 E_SIG=3
+	NOBODY_TMP=${EXPECT##*nobody-tmp=}
+	NOBODY_TMP=${NOBODY_TMP%% *}
+	EXPECT=$(echo "$EXPECT" | sed 's/ *nobody-tmp=[^ ]*//')
 	export WAIVE MODE E_OUT E_META E_SIG
 	whos="root nobody"
 	case $EXPECT in *landlock=6*) whos="root nobody bare" ;; esac
@@ -186,10 +219,17 @@ main() {
 			WAIVE="--waive metadata" MODE=bare E_OUT=13 E_META=1 E_SIG=1
 			EXPECT="${EXPECT%% *} namespaces=none sockets=refused view=none waived=metadata"
 		fi
+		case $who in
+		root) TMPW=over-hosts ;;
+		nobody) TMPW=$NOBODY_TMP ;;
+		bare) TMPW=none ;;
+		esac
+		export TMPW
 		for c in enforced writes_inside_and_not_outside \
 		    metadata_outside_is_read_only renames_inside_work \
 		    signals_stay_inside network deadline_cancels \
-		    a_descendant_left_is_uncertain a_compiler_runs; do
+		    a_descendant_left_is_uncertain the_hosts_tmp \
+		    a_compiler_runs; do
 			case_ "$who" "$c"
 		done
 		[ "$who" = root ] && [ -n "$DEMO" ] && case_ root the_readmes_demo

@@ -8,14 +8,17 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
-# What each kernel must give: its enforcement words, or its refusal.
+# What each kernel must give: its enforcement words, or its refusal. As
+# root the job's /tmp has the host's beneath it (tmp=over-hosts) on each;
+# nobody-tmp= says what nobody's has (matrix.sh takes that word out).
 expect() {
 	case $1 in
 	# No Landlock (5.13), no mount_setattr (5.12: the classic API makes
-	# the view), no supervised sockets (5.19): its namespaces hold.
-	5.10) echo "landlock=off namespaces=pid,mount,net,ipc,uts sockets=refused" ;;
-	6.1) echo "landlock=2 landlock-rights=write,refer namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
-	6.12) echo "landlock=6 landlock-rights=write,refer,truncate,ioctl-dev,tcp,signal,abstract-unix namespaces=pid,mount,net,ipc,uts sockets=supervised" ;;
+	# the view), no supervised sockets (5.19): its namespaces hold. No
+	# overlay in a user namespace (5.11): nobody's /tmp is private.
+	5.10) echo "landlock=off namespaces=pid,mount,net,ipc,uts sockets=refused nobody-tmp=private" ;;
+	6.1) echo "landlock=2 landlock-rights=write,refer namespaces=pid,mount,net,ipc,uts sockets=supervised nobody-tmp=over-hosts" ;;
+	6.12) echo "landlock=6 landlock-rights=write,refer,truncate,ioctl-dev,tcp,signal,abstract-unix namespaces=pid,mount,net,ipc,uts sockets=supervised nobody-tmp=over-hosts" ;;
 	*) echo "unknown" ;;
 	esac
 }
