@@ -132,9 +132,12 @@ int job_env_init(struct job_env *env);
  * whether jobs can have namespaces, and an overlay of /tmp, is learnt
  * from the first job's init, prepared ahead (prepared.h), and kept in
  * *first for that job (pid -1: none). The caller drops it if it goes
- * unused.
+ * unused. With tmp_ahead, that init has a private tmp with the overlay
+ * made (and says whether it could be); without (for confine-run's one
+ * job, which cannot have it), none, and no job has the overlay.
  */
-int job_env_init_ahead(struct job_env *env, struct prepared *first);
+int job_env_init_ahead(struct job_env *env, struct prepared *first,
+    bool tmp_ahead);
 #endif
 void job_env_fini(struct job_env *env);
 /* Gives env a trash in its tmp base (trash.h); without one, none. */

@@ -13,8 +13,22 @@
 #include "src/fd.h"
 #include "src/proc.h"
 
+#ifdef __linux__
+/*
+ * Whether a job of spec could have the host's /tmp beneath its own (a
+ * tmp, a view, reads everywhere: plan.c says the rest).
+ */
+static bool
+overlay_wanted(const struct confine_spec *spec)
+{
+	return spec == NULL || (!(spec->flags & (CONFINE_NO_TMP |
+	    CONFINE_READ_SYSTEM)) && spec->backend != CONFINE_BACKEND_NONE &&
+	    (spec->readable == NULL || spec->readable[0] == NULL));
+}
+#endif
+
 int
-local_open(struct local *l)
+local_open(struct local *l, const struct confine_spec *spec)
 {
 	int rc;
 	pid_t guard;
@@ -29,13 +43,15 @@ local_open(struct local *l)
 	 * says whether it can be: the job's, if it has namespaces.
 	 */
 	memset(&l->pool, 0, sizeof(l->pool));
-	rc = job_env_init_ahead(&l->env, &l->pool.held[0]);
+	rc = job_env_init_ahead(&l->env, &l->pool.held[0],
+	    overlay_wanted(spec));
 	if (l->pool.held[0].pid > 0) {
 		l->pool.n = 1;
 		l->pool.ceiling = 1;
 		l->env.pool = &l->pool;
 	}
 #else
+	(void)spec;
 	rc = job_env_init(&l->env);
 #endif
 	l->guard = -1;

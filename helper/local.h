@@ -30,9 +30,10 @@ struct local {
 /*
  * Probes the machine as a helper does, and starts the guard, which ends
  * the jobs' cgroups once this process has exited: once a process. 0, or
- * -ENOMEM.
+ * -ENOMEM. spec: the one job's, where it is known (NULL: not), so that
+ * what it cannot use (the overlay of /tmp) is not made for it.
  */
-int local_open(struct local *l);
+int local_open(struct local *l, const struct confine_spec *spec);
 /*
  * Reaps what the jobs' orphans left and releases the rest, but for the
  * guard's pipe: it stays open until the process exits.

@@ -207,7 +207,7 @@ ns_switched_off(void)
  * prepares while the rest of the helper's start goes on; its errno, or 0.
  */
 static int
-first_start(const struct job_env *env, struct prepared *first)
+first_start(const struct job_env *env, struct prepared *first, bool tmp_ahead)
 {
 	struct prepared_pool pp;
 
@@ -216,7 +216,7 @@ first_start(const struct job_env *env, struct prepared *first)
 	pp.uid = env->self.uid;
 	pp.gid = env->self.gid;
 	pp.sys = &job_sys_real;
-	pp.tmp_base = env->tmp_base;
+	pp.tmp_base = tmp_ahead ? env->tmp_base : NULL;
 	return prepared_make(first, &pp, true);
 }
 
@@ -254,7 +254,7 @@ ns_possible(struct job_env *env, struct prepared *first, int first_err)
 #endif
 
 static int
-env_init(struct job_env *env, struct prepared *first)
+env_init(struct job_env *env, struct prepared *first, bool tmp_ahead)
 {
 #ifdef __linux__
 	int first_err = 0;
@@ -270,7 +270,7 @@ env_init(struct job_env *env, struct prepared *first)
 	seccomp_program(SECCOMP_OWN_NET, &env->seccomp_own_net);
 	/* After the programs: the init's copy of our memory must have them. */
 	if (!ns_switched_off())
-		first_err = first_start(env, first);
+		first_err = first_start(env, first, tmp_ahead);
 	cgroup_env_init(&env->cg);
 	ns_possible(env, first, first_err);
 	/* A job with namespaces has an init of its own: never direct. */
@@ -280,6 +280,7 @@ env_init(struct job_env *env, struct prepared *first)
 		return -ENOMEM;
 #else
 	(void)first;
+	(void)tmp_ahead;
 	env->landlock_abi = -ENOSYS;
 #endif
 	return 0;
@@ -290,26 +291,27 @@ job_env_init(struct job_env *env)
 {
 #ifdef __linux__
 	struct prepared first;
-	int rc = job_env_init_ahead(env, &first);
+	int rc = job_env_init_ahead(env, &first, true);
 
 	/* Here the first init only says what can be made. */
 	if (first.pid > 0)
 		prepared_discard(&first);
 	return rc;
 #else
-	return env_init(env, NULL);
+	return env_init(env, NULL, false);
 #endif
 }
 
 #ifdef __linux__
 int
-job_env_init_ahead(struct job_env *env, struct prepared *first)
+job_env_init_ahead(struct job_env *env, struct prepared *first,
+    bool tmp_ahead)
 {
 	first->pid = -1;
 	first->ctl = -1;
 	first->arena = NULL;
 	first->tmp = NULL;
-	return env_init(env, first);
+	return env_init(env, first, tmp_ahead);
 }
 #endif
 

@@ -1174,7 +1174,7 @@ serve(const struct serve_opts *o)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
 #ifdef __linux__
-	rc = job_env_init_ahead(&s.env, &first);
+	rc = job_env_init_ahead(&s.env, &first, true);
 #else
 	rc = job_env_init(&s.env);
 #endif

@@ -688,7 +688,7 @@ run_here(const struct confine_spec *spec, struct confine_result *r,
 	struct local l;
 	int rc;
 
-	if ((rc = local_open(&l)) != 0) {
+	if ((rc = local_open(&l, spec)) != 0) {
 		local_close(&l);
 		die("cannot start: %s", strerror(-rc));
 	}
