@@ -1180,6 +1180,11 @@ serve(const struct serve_opts *o)
 #endif
 	if (rc != 0) {
 		fprintf(stderr, "confine-helper: %s\n", strerror(-rc));
+#ifdef __linux__
+		/* The first job's init, and the tmp made with it. */
+		if (first.pid > 0)
+			prepared_discard(&first);
+#endif
 		job_env_fini(&s.env);
 		return 1;
 	}
