@@ -51,7 +51,7 @@ usage(void)
 "                         floor-vfork,floor-confined,floor-view,\n"
 "                         confine-read,confine-late-fork,\n"
 "                         confine-shepherd,floor-ns,\n"
-"                         confine-unprepared (all)\n"
+"                         confine-unprepared,floor-tmp (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
 "  --shepherd             the helper on the shepherd path, as without a\n"

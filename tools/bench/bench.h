@@ -99,6 +99,9 @@ enum run_method {
 	RUN_CONFINE_UNPREP,  /* confine, Landlock, through a third helper that
 	                        prepares no init (CONFINE_PREPARED=0): each
 	                        made at its request, as before issue 35 */
+	RUN_FLOOR_TMP,       /* floor-ns, its /tmp the host's beneath a private
+	                        tmp made for it (an overlay), at the request,
+	                        and the tmp removed after */
 	RUN_NMETHODS,
 };
 

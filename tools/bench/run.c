@@ -46,6 +46,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_CONFINE_SHEP] = "confine-shepherd",
 	[RUN_FLOOR_NS] = "floor-ns",
 	[RUN_CONFINE_UNPREP] = "confine-unprepared",
+	[RUN_FLOOR_TMP] = "floor-tmp",
 };
 
 const char *
@@ -405,20 +406,20 @@ run_floor_confined_fini(void)
 
 /*
  * In a vforked child, before its exec: the namespaces of ns.h (ns), the
- * view and no capabilities (view), Landlock and seccomp (confined), as
+ * view and no capabilities (view: v), Landlock and seccomp (confined), as
  * confine applies them. 0, or the status to exit with: 125 the
  * namespaces failed, 126 the view, 127 the confinement.
  */
 static int
-floor_apply(bool confined, bool view, bool ns)
+floor_apply(bool confined, const struct mountns_view *v, bool ns)
 {
 	enum op op;
 	int listener;
 
 	if (ns && ns_enter(&op) != 0)
 		return 125;
-	if (view && ((!ns && mountns_unshare(&op) != 0) ||
-	    mountns_apply(&floor_view, NULL, NULL) != 0 ||
+	if (v != NULL && ((!ns && mountns_unshare(&op) != 0) ||
+	    mountns_apply(v, NULL, NULL) != 0 ||
 	    caps_drop_bounding() != 0 || caps_clear() != 0))
 		return 126;
 	if (confined && (landlock_apply(&floor_ll, &floor_policy, NULL) != 0 ||
@@ -429,29 +430,51 @@ floor_apply(bool confined, bool view, bool ns)
 
 /*
  * vfork: the child runs only system calls on what was prepared above and
- * never returns here, as posix_spawn's own child does.
+ * never returns here, as posix_spawn's own child does. With tmp, the view
+ * has a /tmp as a job with reads everywhere has it: a private tmp made
+ * for it (in $TMPDIR, else /tmp, as a helper's tmp base) with the host's
+ * /tmp beneath, made at the request, and removed after.
  */
 static int
-run_floor_vfork(bool confined, bool view, bool ns)
+run_floor_vfork(bool confined, bool view, bool ns, bool tmp)
 {
+	struct mountns_view v = floor_view;
+	const char *base = getenv("TMPDIR");
+	char *dir = NULL;
+	struct stat st;
 	pid_t pid;
 	int rc;
 
 	if (floor_root == NULL)
 		return -1;
+	if (tmp && (rc = mountns_tmp_make(base != NULL ? base : "/tmp", &dir,
+	    &st)) != 0) {
+		fprintf(stderr, "bench: floor-tmp: %s\n", strerror(-rc));
+		return -1;
+	}
+	if (tmp) {
+		v.tmp.path = dir;
+		v.tmp.dev = st.st_dev;
+		v.tmp.ino = st.st_ino;
+		v.over_tmp = v.tmp_overlay = true;
+	}
 	pid = vfork();
 	if (pid < 0) {
 		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		if ((rc = floor_apply(confined, view, ns)) == 0)
+		rc = -1;
+	} else if (pid == 0) {
+		if ((rc = floor_apply(confined, view ? &v : NULL, ns)) == 0)
 			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
 			    no_env);
 		_exit(rc != 0 ? rc : 127);
+	} else {
+		rc = wait_ok(pid, tmp ? "floor-tmp" : ns ? "floor-ns" : view ?
+		    "floor-view" : confined ? "floor-confined" : "floor-vfork");
 	}
-	return wait_ok(pid, ns ? "floor-ns" : view ? "floor-view" :
-	    confined ? "floor-confined" : "floor-vfork");
+	if (dir != NULL)
+		(void)mountns_tmp_rmdir(dir);
+	free(dir);
+	return rc;
 }
 
 /*
@@ -473,7 +496,7 @@ floor_sleeper(pid_t pgid)
 	if ((pid = vfork()) == 0) {
 		if (setpgid(0, pgid) != 0) {
 			sleeper_step = "setpgid";
-		} else if ((rc = floor_apply(true, true, false)) != 0) {
+		} else if ((rc = floor_apply(true, &floor_view, false)) != 0) {
 			sleeper_step = rc == 126 ? "the view or the capabilities" :
 			    "Landlock or seccomp";
 		} else {
@@ -613,8 +636,10 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_CONFINED:
 	case RUN_FLOOR_VIEW:
 	case RUN_FLOOR_NS:
+	case RUN_FLOOR_TMP:
 		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW ||
-		    m == RUN_FLOOR_NS, m == RUN_FLOOR_NS);
+		    m == RUN_FLOOR_NS || m == RUN_FLOOR_TMP, m == RUN_FLOOR_NS ||
+		    m == RUN_FLOOR_TMP, m == RUN_FLOOR_TMP);
 	case RUN_CONFINE_LATE:
 	case RUN_CONFINE_SHEP:
 	case RUN_CONFINE_UNPREP:

@@ -44,6 +44,8 @@ positive cpu job own
 positive latency confine-shepherd ""
 positive phase confine-shepherd spawn
 positive latency confine-unprepared ""
+positive latency floor-ns ""
+positive latency floor-tmp ""
 positive phase confine-unprepared spawn
 positive memory processes per-job
 positive cpu confine in-all
