@@ -302,10 +302,9 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 	pi->pid = -1;
 	pi->ctl = -1;
 	pi->arena = NULL;
+	pi->tmp = NULL;
 	pi->tmp_err = pool->tmp_base != NULL ? mountns_tmp_make(pool->tmp_base,
 	    &pi->tmp, &pi->tmp_st) : -ENOTSUP;
-	if (pool->tmp_base == NULL)
-		pi->tmp = NULL;
 	arena = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (arena == MAP_FAILED) {
@@ -409,14 +408,17 @@ prepared_drain(struct prepared_pool *p, bool reap)
 
 	while (p->n > 0) {
 		pi = &p->held[--p->n];
-		if (reap || pi->tmp == NULL || pi->pid <= 0 ||
-		    p->nleft == sizeof(p->left) / sizeof(p->left[0])) {
+		/* Without reap, waited for only if its tmp has no room left. */
+		if (reap || (pi->tmp != NULL && (pi->pid <= 0 ||
+		    p->nleft == sizeof(p->left) / sizeof(p->left[0])))) {
 			prepared_discard(pi);
 			continue;
 		}
-		p->left[p->nleft].pid = pi->pid;
-		p->left[p->nleft++].tmp = pi->tmp;
-		pi->tmp = NULL;
+		if (pi->tmp != NULL) {
+			p->left[p->nleft].pid = pi->pid;
+			p->left[p->nleft++].tmp = pi->tmp;
+			pi->tmp = NULL;
+		}
 		prepared_drop(pi, true);
 	}
 	p->want = 0;
