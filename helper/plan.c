@@ -839,21 +839,21 @@ plan_keep(struct plan *p, int i, const char *path, bool dir_of)
 	p->keep[i] = c;
 }
 
-#ifdef __linux__
-/* dir/name, a directory with mode (umask aside): 0 or -1 and errno. */
+/* A private tmp beneath base, and its stat, in p: 0 or -errno. */
 static int
-make_layer(const char *dir, const char *name, mode_t mode)
+plain_tmp(struct plan *p, const char *base)
 {
-	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+	int rc = (p->tmp = strdup(base)) == NULL ? -ENOMEM :
+	    make_fresh(&p->tmp, "confine-tmp");
 
-	if (fd < 0)
-		return -1;
-	rc = mkdirat(fd, name, 0700) == 0 && fchmodat(fd, name, mode, 0) == 0 ?
-	    0 : -1;
-	close(fd);
+	if (rc != 0) {
+		free(p->tmp);
+		p->tmp = NULL;
+	} else if (stat(p->tmp, &p->tmp_st) != 0) {
+		rc = -errno;
+	}
 	return rc;
 }
-#endif
 
 static int tmp_view(struct plan *p, bool view, bool over);
 
@@ -928,25 +928,18 @@ plan_tmp(struct plan *p, const struct confine_spec *s, const struct job_env *env
 #endif
 	rc = p->becomes ? ident_enter(&p->become, &env->self) : 0;
 	if (rc == 0) {
-		rc = (p->tmp = strdup(env->tmp_base)) == NULL ? -ENOMEM :
-		    make_fresh(&p->tmp, "confine-tmp");
-		if (rc != 0) {
-			free(p->tmp);
-			p->tmp = NULL;
-		} else if (stat(p->tmp, &p->tmp_st) != 0) {
-			rc = -errno;
-		}
+#ifdef __linux__
+		/* With the overlay's two layers, as a prepared init's is. */
+		if (p->tmp_overlay)
+			rc = mountns_tmp_make(env->tmp_base, &p->tmp,
+			    &p->tmp_st);
+		else
+#endif
+			rc = plain_tmp(p, env->tmp_base);
 		if (rc == 0 && over) {
 			plan_keep(p, 0, s->cwd, false);
 			plan_keep(p, 1, s->exe, true);
 		}
-#ifdef __linux__
-		/* Its layers, the upper one as the private tmp itself is. */
-		if (rc == 0 && p->tmp_overlay && (make_layer(p->tmp, "u",
-		    p->tmp_st.st_mode & 07777) != 0 || make_layer(p->tmp, "w",
-		    0700) != 0))
-			rc = -errno;
-#endif
 		if (p->becomes)
 			ident_leave(&env->self);
 	}
