@@ -1256,7 +1256,15 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 	}
 	j->stopping = true;
 	j->stop_why = why;
-	if ((sig == SIGKILL ? kill_all(j) : group_kill(j, sig)) == 0) {
+	/*
+	 * Relayed, the shepherd's kill alone: the cgroup's, landing first,
+	 * would let the shepherd reap the job before our word came and
+	 * answer ESRCH, and a job we killed would read as ended by itself
+	 * (Failed, not Cancelled). The retry, if the exit is late, kills the
+	 * cgroup too.
+	 */
+	if ((sig == SIGKILL && !j->relayed ? kill_all(j) :
+	    group_kill(j, sig)) == 0) {
 		/* Relayed, the shepherd's answer decides (on_signalled). */
 		if (!j->relayed)
 			settle_select(&j->settle, CONFINE_CANCELLED, why, 0,

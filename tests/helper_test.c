@@ -529,8 +529,7 @@ cancel_while_running_and_after_settlement(void **state)
 	assert_int_equal(confine_wait(j.job, 0, &r), -ETIMEDOUT);
 	assert_int_equal(confine_cancel(j.job), 0);
 	assert_int_equal(hu_wait(&j), 0);
-	assert_int_equal(j.r.outcome, CONFINE_CANCELLED);
-	assert_int_equal(j.r.reason, CONFINE_REASON_CANCELLED);
+	hu_assert_outcome(&j.r, CONFINE_CANCELLED, CONFINE_REASON_CANCELLED);
 	assert_true(tu_gone(pid));
 	/* Settled is settled: a late cancel moves nothing, and says so. */
 	assert_int_equal(confine_cancel(j.job), -EALREADY);

@@ -269,6 +269,19 @@ hu_run(struct confine *c, struct hu_job *j)
 }
 
 void
+hu_assert_outcome(const struct confine_result *r, enum confine_outcome outcome,
+    enum confine_reason reason)
+{
+	if (r->outcome == outcome && r->reason == reason)
+		return;
+	fail_msg("outcome %d reason %d wanted; got outcome %d reason %d "
+	    "exit_code %d signal %d error %d step %d pid %ld proof %d "
+	    "wall_us %lld", (int)outcome, (int)reason, (int)r->outcome,
+	    (int)r->reason, r->exit_code, r->signal, r->error, (int)r->step,
+	    (long)r->pid, (int)r->proof, (long long)r->wall_us);
+}
+
+void
 hu_free(struct hu_job *j)
 {
 	confine_job_free(j->job);

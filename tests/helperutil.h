@@ -87,6 +87,12 @@ int hu_spawn(struct confine *c, struct hu_job *j);
 /* Waits for ever and drains stdout. */
 int hu_wait(struct hu_job *j);
 int hu_run(struct confine *c, struct hu_job *j);
+/*
+ * Fails the test unless r has this outcome and reason, saying all of r:
+ * a wrong outcome is told with what decided it.
+ */
+void hu_assert_outcome(const struct confine_result *r,
+    enum confine_outcome outcome, enum confine_reason reason);
 void hu_free(struct hu_job *j);
 
 /*
