@@ -106,6 +106,40 @@ count_fds(pid_t pid)
 	return n - (pid == getpid());  /* our own count includes the DIR */
 }
 
+/*
+ * What the helper holds, when it holds more than idle: each descriptor's
+ * target and each child's state, on stderr (the test fails next).
+ */
+static void
+show_helper(pid_t helper, const char *children_path)
+{
+	char path[80], target[256], *kids, *p, *status, *state;
+	ssize_t n;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)helper, fd);
+		if ((n = readlink(path, target, sizeof(target) - 1)) < 0)
+			continue;
+		target[n] = '\0';
+		fprintf(stderr, "helper fd %d: %s\n", fd, target);
+	}
+	if ((kids = tu_slurp(children_path, NULL)) == NULL)
+		return;
+	for (p = strtok(kids, " \n"); p != NULL; p = strtok(NULL, " \n")) {
+		snprintf(path, sizeof(path), "/proc/%s/status", p);
+		status = tu_slurp(path, NULL);
+		state = status != NULL ? strstr(status, "State:") : NULL;
+		fprintf(stderr, "helper child %s: %.*s %.*s\n", p,
+		    status != NULL ? (int)strcspn(status, "\n") : 0,
+		    status != NULL ? status : "",
+		    state != NULL ? (int)strcspn(state, "\n") : 4,
+		    state != NULL ? state : "gone");
+		free(status);
+	}
+	free(kids);
+}
+
 /* Entries in the helper's trash: its one confine-trash.* in TMPDIR. */
 static int
 trash_entries(void)
@@ -219,12 +253,8 @@ ten_thousand_jobs_from_sixty_four_threads(void **state)
 	 */
 	for (i = 0; i < 3000 && count_fds(helper) != helper_fds; i++)
 		usleep(10000);
-	if (count_fds(helper) != helper_fds) {
-		char cmd[64];
-
-		snprintf(cmd, sizeof(cmd), "ls -l /proc/%ld/fd", (long)helper);
-		(void)system(cmd);
-	}
+	if (count_fds(helper) != helper_fds)
+		show_helper(helper, path);
 	assert_int_equal(count_fds(helper), helper_fds);
 	/*
 	 * No zombie and no shepherd: the helper has no child left but the

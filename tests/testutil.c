@@ -676,6 +676,14 @@ tu_cgroup_for(uid_t uid)
 	return write_pid(dir);
 }
 
+#ifdef __linux__
+static void
+aborted(int sig)
+{
+	_exit(128 + sig);
+}
+#endif
+
 void
 tu_own_pids(void)
 {
@@ -696,6 +704,14 @@ tu_own_pids(void)
 		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
 		    MS_NOEXEC, NULL) != 0)
 			die("mount", "/proc");
+		/*
+		 * The first process of a pid namespace ignores a signal it
+		 * sends itself with no handler: abort() (a sanitizer's
+		 * abort_on_error, a failed assert) would spin in its last
+		 * steps until the test's timeout, not end the test.
+		 */
+		if (signal(SIGABRT, aborted) == SIG_ERR)
+			die("signal", "SIGABRT");
 		return;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
