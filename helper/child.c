@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <linux/close_range.h>
 #include <linux/sched.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
@@ -70,10 +71,18 @@ lift(int fd)
 }
 
 static int
-place_stdio(const int want[3], int *errfd)
+place_stdio(const int want[3], int *errfd, bool unshare)
 {
 	int src[3], keep[4], i, moved;
 
+#ifdef __linux__
+	/* Our own table first, a copy of the one we shared (child_start). */
+	if (unshare && syscall(SYS_close_range, ~0u, ~0u,
+	    CLOSE_RANGE_UNSHARE) != 0)
+		return -errno;
+#else
+	(void)unshare;
+#endif
 	/*
 	 * Nothing else is kept: closed first, it leaves room for the copies
 	 * below. Without a shepherd this table is the helper's, which may be
@@ -201,6 +210,21 @@ send_listener(int errfd, int listener)
 	close(listener);
 	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
 }
+
+/*
+ * The listener's number to the init, which shares our descriptor table
+ * (child_start) and so holds it already: nothing to wait for.
+ */
+static int
+name_listener(int errfd, int listener)
+{
+	unsigned char msg[1 + sizeof(int)] = { 'S' };
+	ssize_t n;
+
+	memcpy(msg + 1, &listener, sizeof(int));
+	n = write(errfd, msg, sizeof(msg));
+	return n == (ssize_t)sizeof(msg) ? 0 : n < 0 ? -errno : -EIO;
+}
 #endif
 
 /* The rest: Landlock and seccomp. */
@@ -231,7 +255,13 @@ confine(const struct child_plan *p, int errfd, enum op *op)
 			    OP_SECCOMP;
 			rc = seccomp_apply(p->seccomp, &listener);
 		}
-		if (rc == 0 && listener >= 0)
+		/*
+		 * Made in the table we share with the init: named, and left
+		 * to place_stdio to close in our copy of it.
+		 */
+		if (rc == 0 && listener >= 0 && p->files_shared)
+			rc = name_listener(errfd, listener);
+		else if (rc == 0 && listener >= 0)
 			rc = send_listener(errfd, listener);
 #else
 		(void)errfd;
@@ -323,7 +353,11 @@ child_exec(const struct child_plan *p, int errfd)
 	if ((rc = cgroup_join(p->cg_procs)) != 0)
 		fail(errfd, CONFINE_STEP_LIMITS, OP_CGROUP_JOIN, -rc);
 #endif
-	if ((rc = place_stdio(p->fd, &errfd)) != 0)
+	/*
+	 * Sharing the init's table, our stdio is placed once the filter's
+	 * listener is made there, in our own copy of it (below).
+	 */
+	if (!p->files_shared && (rc = place_stdio(p->fd, &errfd, false)) != 0)
 		fail(errfd, CONFINE_STEP_STDIO, OP_STDIO, -rc);
 	/*
 	 * A client's job: its groups and gid now, and its uid for the paths
@@ -352,6 +386,8 @@ child_exec(const struct child_plan *p, int errfd)
 		fail(errfd, CONFINE_STEP_CWD, OP_CHDIR, errno);
 	if ((rc = confine(p, errfd, &op)) != 0)
 		fail(errfd, CONFINE_STEP_CONFINE, op, -rc);
+	if (p->files_shared && (rc = place_stdio(p->fd, &errfd, true)) != 0)
+		fail(errfd, CONFINE_STEP_STDIO, OP_STDIO, -rc);
 	if (p->path != p->exe && (rc = check_program(p->exe)) != 0)
 		fail(errfd, CONFINE_STEP_EXEC, OP_PROGRAM, -rc);
 	if ((rc = apply_limits(p)) != 0)
@@ -440,6 +476,24 @@ clone3_call(struct clone_args *ca, void (*fn)(void *), void *arg)
 }
 #endif
 
+#ifdef HAVE_CLONE_VM
+/*
+ * Whether a job may share our descriptor table until it places its stdio
+ * (which unshares it: CLOSE_RANGE_UNSHARE, Linux 5.9). Asked by unsharing
+ * our own, which nothing shares.
+ */
+static bool
+shares_files(void)
+{
+	static int unshares = -1;
+
+	if (unshares < 0)
+		unshares = syscall(SYS_close_range, ~0u, ~0u,
+		    CLOSE_RANGE_UNSHARE) == 0;
+	return unshares == 1;
+}
+#endif
+
 pid_t
 child_start(const struct child_plan *plan, int errfd)
 {
@@ -453,15 +507,20 @@ child_start(const struct child_plan *plan, int errfd)
 	void *stack;
 #endif
 
+	mine.files_shared = false;
 #ifdef HAVE_CLONE3
 	/*
 	 * A child that hands its filter's listener to us waits for our word
 	 * before it execs (send_listener): it must neither hold us back
-	 * (CLONE_VFORK) nor share our memory meanwhile.
+	 * (CLONE_VFORK) nor share our memory meanwhile. Unless it shares our
+	 * descriptor table, where its listener is ours as it is made.
 	 */
-	bool hands_over = plan->backend == CONFINE_BACKEND_LANDLOCK &&
+	bool listens = plan->backend == CONFINE_BACKEND_LANDLOCK &&
 	    plan->seccomp != NULL && plan->seccomp->listener;
 
+#ifdef HAVE_CLONE_VM
+	mine.files_shared = listens && shares_files();
+#endif
 	memset(&ca, 0, sizeof(ca));
 	ca.exit_signal = SIGCHLD;
 	if (plan->cg_dir >= 0) {
@@ -471,11 +530,13 @@ child_start(const struct child_plan *plan, int errfd)
 		mine.cg_procs[0] = -1;
 	}
 #ifdef HAVE_CLONE_VM
-	stack = hands_over ? MAP_FAILED : mmap(NULL, CHILD_STACK,
+	stack = listens && !mine.files_shared ? MAP_FAILED : mmap(NULL,
+	    CHILD_STACK,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
 	    -1, 0);
 	if (stack != MAP_FAILED) {
-		ca.flags |= CLONE_VM | CLONE_VFORK;
+		ca.flags |= CLONE_VM | CLONE_VFORK |
+		    (mine.files_shared ? CLONE_FILES : 0);
 		ca.stack = (uint64_t)(uintptr_t)stack;
 		ca.stack_size = CHILD_STACK;
 		/* Back here once the job has exec'd or exited. */
@@ -483,7 +544,7 @@ child_start(const struct child_plan *plan, int errfd)
 		munmap(stack, CHILD_STACK);
 		if (pid >= 0)
 			return (pid_t)pid;
-		ca.flags &= ~(uint64_t)(CLONE_VM | CLONE_VFORK);
+		ca.flags &= ~(uint64_t)(CLONE_VM | CLONE_VFORK | CLONE_FILES);
 		ca.stack = 0;
 		ca.stack_size = 0;
 		if (pid != -ENOSYS && pid != -E2BIG && pid != -EINVAL) {
@@ -492,7 +553,9 @@ child_start(const struct child_plan *plan, int errfd)
 		}
 	}
 #endif
-	if (!hands_over)
+	/* A copy of us: a listener it makes is handed over (send_listener). */
+	mine.files_shared = false;
+	if (!listens)
 		ca.flags |= CLONE_VFORK;
 	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid == 0)

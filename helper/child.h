@@ -69,6 +69,11 @@ struct child_plan {
 	const char *remove_tmp;   /* the private tmp it removes with it */
 	int cg_procs[3];          /* cgroup.procs to join first, or -1 */
 	int cg_dir;               /* the v2 cgroup to be born in, or -1 */
+	bool files_shared;        /* child_start's: the job shares its
+	                             starter's descriptor table until it
+	                             places its stdio, and names its filter's
+	                             listener there ('S'), not handed over
+	                             ('L') */
 };
 
 _Noreturn void child_exec(const struct child_plan *p, int errfd);

@@ -173,7 +173,8 @@ start_supervising(struct shep *s, struct shep_rec *r)
 /*
  * One message of the exec-error channel: a pipe's bytes, or where the job
  * names its filter's listener first, a seqpacket socket's message. That
- * one is taken from the job (pidfd_getfd), and the job told to go on.
+ * one is taken from the job (pidfd_getfd), and the job told to go on;
+ * or, made in our own table ('S'), simply kept.
  */
 static ssize_t
 read_errp(struct shep *s, unsigned char *buf, size_t len)
@@ -182,9 +183,24 @@ read_errp(struct shep *s, unsigned char *buf, size_t len)
 	ssize_t n = read(s->errp, buf, len);
 	int num, pidfd, fd;
 
-	if (!s->supervised || n != 1 + (ssize_t)sizeof(int) || buf[0] != 'L')
+	if (!s->supervised || n != 1 + (ssize_t)sizeof(int) ||
+	    (buf[0] != 'L' && buf[0] != 'S'))
 		return n;
 	memcpy(&num, buf + 1, sizeof(int));
+	/*
+	 * 'S': made in the table the job shared with us until it placed its
+	 * stdio (child_start), so ours already; nothing to take or answer.
+	 */
+	if (buf[0] == 'S') {
+		buf[0] = 'L';
+		if (num < 0)
+			s->listener_err = -EBADF;
+		else if (s->listener >= 0)
+			close(s->listener);
+		if (num >= 0)
+			s->listener = num;
+		return 1;
+	}
 	if ((pidfd = (int)syscall(SYS_pidfd_open, s->job, 0)) < 0 ||
 	    (fd = (int)syscall(SYS_pidfd_getfd, pidfd, num, 0)) < 0) {
 		s->listener_err = -errno;
@@ -219,7 +235,7 @@ take_listener(struct shep *s)
 	do
 		n = recv(s->errp, buf, sizeof(buf), MSG_PEEK);
 	while (n < 0 && errno == EINTR);
-	if (n == 1 + (ssize_t)sizeof(int) && buf[0] == 'L')
+	if (n == 1 + (ssize_t)sizeof(int) && (buf[0] == 'L' || buf[0] == 'S'))
 		(void)read_errp(s, buf, sizeof(buf));
 }
 #endif
@@ -775,7 +791,10 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 	close(errp[1]);
 	s.errp = errp[0];
 #ifdef __linux__
-	/* Its listener before anything: the child waits for us meanwhile. */
+	/*
+	 * Its listener before anything: a copy of us waits for our word
+	 * meanwhile; one that shared our table made it there, and is gone on.
+	 */
 	if (s.supervised)
 		take_listener(&s);
 #endif
