@@ -641,6 +641,15 @@ shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid)
 	}
 	if (rc == 0)
 		rc = ns_enter(&op);
+	/*
+	 * The bounding set the job will inherit, the same for every job:
+	 * dropped here, ahead of a prepared init's request. (It bounds what
+	 * an exec may gain; our own capabilities, which the view needs, stay.)
+	 */
+	if (rc == 0) {
+		op = OP_CAPBSET_DROP;
+		rc = caps_drop_bounding();
+	}
 	pr->err = -rc;
 	pr->op = op;
 }
@@ -659,8 +668,8 @@ shepherd_prepare_view(struct init_prep *pr)
 
 /*
  * As pid 1 of the job's PID namespace, before the job, once what no
- * request changes is done (pr: its namespaces): its view (as its client,
- * where it has one), the bounding set it will inherit. We keep the
+ * request changes is done (pr: its namespaces, the bounding set the job
+ * will inherit): its view (as its client, where it has one). We keep the
  * host's / and /proc for what the helper sees (the job's pid, the trees
  * to remove).
  */
@@ -686,11 +695,10 @@ init_setup(struct shep *s, const struct child_plan *plan,
 	mountns_ready_close(&ready);
 	if (rc == 0 && plan->become != NULL && (rc = ident_revert(plan->self)) != 0)
 		op = OP_SETFSUID;
-	if (rc == 0) {
-		op = OP_CAPBSET_DROP;
-		rc = caps_drop_bounding();
-	}
-	/* Nothing of the job may read or trace us. */
+	/*
+	 * Nothing of the job may read or trace us. (Here, not ahead: a
+	 * change of fsuid above resets it.)
+	 */
 	if (rc == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		op = OP_NONE;
 		rc = -errno;
