@@ -958,6 +958,17 @@ on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 		res->exit_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		res->signal = WTERMSIG(status);
+#ifdef __linux__
+	/*
+	 * A relayed stop whose shepherd had not answered by the retry, which
+	 * killed the cgroup: a SIGKILL now is ours, whatever the shepherd
+	 * answers (ESRCH, if it reaped the job first). Cancelled.
+	 */
+	if (j->relayed && j->stopping && j->cg.killed && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL)
+		settle_select(&j->settle, CONFINE_CANCELLED, j->stop_why, 0,
+		    CONFINE_STEP_NONE);
+#endif
 	settle_select_status(&j->settle, r->status);
 	/*
 	 * Something of the job outlived it, in its group or not (setsid,
@@ -1261,7 +1272,7 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 	 * would let the shepherd reap the job before our word came and
 	 * answer ESRCH, and a job we killed would read as ended by itself
 	 * (Failed, not Cancelled). The retry, if the exit is late, kills the
-	 * cgroup too.
+	 * cgroup too, and a SIGKILL after that is ours (on_exited).
 	 */
 	if ((sig == SIGKILL && !j->relayed ? kill_all(j) :
 	    group_kill(j, sig)) == 0) {

@@ -547,6 +547,43 @@ cancel_while_running_and_after_settlement(void **state)
 	free(scratch);
 }
 
+/*
+ * A relayed cancel whose shepherd (or init) is held up: the retry kills
+ * the job through its cgroup 100 ms later, and the shepherd, let go,
+ * reaps the job before it reads the kill it was asked for (its loop reaps
+ * first) and answers that the job was gone. The kill was still ours:
+ * Cancelled, never Failed (signal 9). Without a shepherd nothing is held
+ * up: the plain cancel.
+ */
+static void
+a_held_up_shepherds_cancel_is_still_cancelled(void **state)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+	struct hu_job j;
+	pid_t pid, parent = 0;
+
+	hu_init(&j, scratch, "pid-sleep", "30000", NULL);
+	assert_int_equal(hu_spawn(C(state), &j), 0);
+	pid = hu_read_pid(j.outfd);
+	if (!tu_path_direct()) {
+		parent = hu_parent_of(pid);
+		assert_true(parent > 1);
+		assert_int_equal(kill(parent, SIGSTOP), 0);
+	}
+	assert_int_equal(confine_cancel(j.job), 0);
+	if (parent > 0) {
+		nanosleep(&ts, NULL);
+		assert_int_equal(kill(parent, SIGCONT), 0);
+	}
+	assert_int_equal(hu_wait(&j), 0);
+	hu_assert_outcome(&j.r, CONFINE_CANCELLED, CONFINE_REASON_CANCELLED);
+	assert_int_equal(j.r.signal, SIGKILL);
+	assert_true(tu_gone(pid));
+	hu_free(&j);
+	free(scratch);
+}
+
 #define INFLIGHT 200
 
 /*
@@ -1193,6 +1230,7 @@ main(int argc, char **argv)
 		PER_MODE(job_starts_clean_in_its_own_group),
 		PER_MODE(stdio_travels_as_descriptors),
 		PER_MODE(cancel_while_running_and_after_settlement),
+		PER_MODE(a_held_up_shepherds_cancel_is_still_cancelled),
 		PER_MODE(hundreds_in_flight),
 		PER_MODE(event_loop_dispatch),
 	};

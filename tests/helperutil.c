@@ -484,9 +484,8 @@ hu_prepared_of(pid_t pid, pid_t *out, int cap)
 	return children(pid, out, cap, true);
 }
 
-/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'). */
-static pid_t
-parent_of(pid_t pid)
+pid_t
+hu_parent_of(pid_t pid)
 {
 	char path[64], *s, *p;
 	long ppid = 0;
@@ -519,7 +518,7 @@ hu_kill_host(const char *mode, const char *scratch, int n, bool helper_too)
 	nkids = hu_children_of(pids[0], kids, n + 1);
 	assert_int_equal(nkids, tu_path_direct() ? n + 1 : n);
 	for (i = 0; i < n; i++) {
-		pid_t parent = parent_of(pids[i + 1]);
+		pid_t parent = hu_parent_of(pids[i + 1]);
 		int k = 0;
 
 		/* The job's group is its own (its session's): not ours. */

@@ -131,6 +131,9 @@ int hu_children_of(pid_t pid, pid_t *out, int cap);
 /* A helper's prepared inits still waiting for a job, at most cap. */
 int hu_prepared_of(pid_t pid, pid_t *out, int cap);
 
+/* pid's parent as we see it, from /proc/PID/stat. */
+pid_t hu_parent_of(pid_t pid);
+
 /* A request for the fixture with argv, as it goes on the wire: no fds. */
 void hu_spec(struct confine_spec *s, const char *const *argv, const char *scratch);
 
