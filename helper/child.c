@@ -179,15 +179,17 @@ confine_caps(const struct child_plan *p)
 #ifdef __linux__
 /*
  * The filter's listener to the job's init, on errfd (a seqpacket socket
- * then): its number, for the init to take (pidfd_getfd), then we wait for
- * its word. Not by SCM_RIGHTS: sendmsg is one of the calls the filter
- * now sends to that very listener, which no one would answer. Ours is
- * closed after.
+ * then). Not by SCM_RIGHTS: sendmsg is one of the calls the filter now
+ * sends to that very listener, which no one would answer. Made in the
+ * table we share with the init (shared, child_start), it is the init's
+ * already: named ('S'), and left to place_stdio to close in our copy of
+ * it. Else its number, for the init to take (pidfd_getfd, 'L'), then we
+ * wait for its word, and ours is closed.
  */
 static int
-send_listener(int errfd, int listener)
+send_listener(int errfd, int listener, bool shared)
 {
-	unsigned char msg[1 + sizeof(int)] = { 'L' };
+	unsigned char msg[1 + sizeof(int)] = { shared ? 'S' : 'L' };
 	ssize_t n;
 	char word;
 
@@ -197,33 +199,20 @@ send_listener(int errfd, int listener)
 	 * namespace's, as another uid) could not get past. An exec would make
 	 * us dumpable as well; our memory is no longer the init's.
 	 */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) {
+	if (!shared && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) {
 		close(listener);
 		return -errno;
 	}
 	memcpy(msg + 1, &listener, sizeof(int));
 	n = write(errfd, msg, sizeof(msg));
+	if (shared)
+		return n == (ssize_t)sizeof(msg) ? 0 : n < 0 ? -errno : -EIO;
 	if (n == (ssize_t)sizeof(msg))
 		do
 			n = read(errfd, &word, 1);
 		while (n < 0 && errno == EINTR);
 	close(listener);
 	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
-}
-
-/*
- * The listener's number to the init, which shares our descriptor table
- * (child_start) and so holds it already: nothing to wait for.
- */
-static int
-name_listener(int errfd, int listener)
-{
-	unsigned char msg[1 + sizeof(int)] = { 'S' };
-	ssize_t n;
-
-	memcpy(msg + 1, &listener, sizeof(int));
-	n = write(errfd, msg, sizeof(msg));
-	return n == (ssize_t)sizeof(msg) ? 0 : n < 0 ? -errno : -EIO;
 }
 #endif
 
@@ -255,14 +244,8 @@ confine(const struct child_plan *p, int errfd, enum op *op)
 			    OP_SECCOMP;
 			rc = seccomp_apply(p->seccomp, &listener);
 		}
-		/*
-		 * Made in the table we share with the init: named, and left
-		 * to place_stdio to close in our copy of it.
-		 */
-		if (rc == 0 && listener >= 0 && p->files_shared)
-			rc = name_listener(errfd, listener);
-		else if (rc == 0 && listener >= 0)
-			rc = send_listener(errfd, listener);
+		if (rc == 0 && listener >= 0)
+			rc = send_listener(errfd, listener, p->files_shared);
 #else
 		(void)errfd;
 		(void)op;
@@ -530,10 +513,9 @@ child_start(const struct child_plan *plan, int errfd)
 		mine.cg_procs[0] = -1;
 	}
 #ifdef HAVE_CLONE_VM
-	stack = listens && !mine.files_shared ? MAP_FAILED : mmap(NULL,
-	    CHILD_STACK,
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
-	    -1, 0);
+	stack = listens && !mine.files_shared ? MAP_FAILED :
+	    mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack != MAP_FAILED) {
 		ca.flags |= CLONE_VM | CLONE_VFORK |
 		    (mine.files_shared ? CLONE_FILES : 0);

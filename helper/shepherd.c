@@ -181,28 +181,22 @@ read_errp(struct shep *s, unsigned char *buf, size_t len)
 {
 #ifdef __linux__
 	ssize_t n = read(s->errp, buf, len);
-	int num, pidfd, fd;
+	int num, pidfd = -1, fd = -1;
+	bool shared;
 
 	if (!s->supervised || n != 1 + (ssize_t)sizeof(int) ||
 	    (buf[0] != 'L' && buf[0] != 'S'))
 		return n;
+	shared = buf[0] == 'S';
 	memcpy(&num, buf + 1, sizeof(int));
-	/*
-	 * 'S': made in the table the job shared with us until it placed its
-	 * stdio (child_start), so ours already; nothing to take or answer.
-	 */
-	if (buf[0] == 'S') {
-		buf[0] = 'L';
-		if (num < 0)
-			s->listener_err = -EBADF;
-		else if (s->listener >= 0)
-			close(s->listener);
-		if (num >= 0)
-			s->listener = num;
-		return 1;
-	}
-	if ((pidfd = (int)syscall(SYS_pidfd_open, s->job, 0)) < 0 ||
-	    (fd = (int)syscall(SYS_pidfd_getfd, pidfd, num, 0)) < 0) {
+	/* 'S': made in the table the job shared with us (child_start). */
+	if (shared && num < 0)
+		errno = EBADF;
+	else if (shared)
+		fd = num;
+	else if ((pidfd = (int)syscall(SYS_pidfd_open, s->job, 0)) >= 0)
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, num, 0);
+	if (fd < 0) {
 		s->listener_err = -errno;
 	} else {
 		if (s->listener >= 0)
@@ -212,7 +206,7 @@ read_errp(struct shep *s, unsigned char *buf, size_t len)
 	if (pidfd >= 0)
 		close(pidfd);
 	/* Gone meanwhile: its EOF, or its record, comes next all the same. */
-	if (write(s->errp, "", 1) != 1)
+	if (!shared && write(s->errp, "", 1) != 1)
 		s->listener_err = s->listener_err != 0 ? s->listener_err : -EPIPE;
 	return 1;
 #else
@@ -250,7 +244,8 @@ read_exec_result(struct shep *s)
 
 	do
 		n = read_errp(s, rec, sizeof(rec));
-	while ((n < 0 && errno == EINTR) || (n == 1 && rec[0] == 'L'));
+	while ((n < 0 && errno == EINTR) ||
+	    (n == 1 && (rec[0] == 'L' || rec[0] == 'S')));
 	if (n == (ssize_t)sizeof(rec)) {
 		r.type = SHEP_EXEC_FAILED;
 		r.step = child_err_decode(rec, &r.op, &r.err);
