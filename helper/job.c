@@ -960,9 +960,9 @@ on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 		res->signal = WTERMSIG(status);
 #ifdef __linux__
 	/*
-	 * A relayed stop whose shepherd had not answered by the retry, which
-	 * killed the cgroup: a SIGKILL now is ours, whatever the shepherd
-	 * answers (ESRCH, if it reaped the job first). Cancelled.
+	 * A relayed stop that killed the cgroup too: a SIGKILL now is ours,
+	 * whatever the shepherd answers (ESRCH, if our cgroup.kill landed
+	 * first and it reaped the job before it read our word). Cancelled.
 	 */
 	if (j->relayed && j->stopping && j->cg.killed && WIFSIGNALED(status) &&
 	    WTERMSIG(status) == SIGKILL)
@@ -1268,14 +1268,11 @@ stop(struct job *j, enum confine_reason why, int64_t now)
 	j->stopping = true;
 	j->stop_why = why;
 	/*
-	 * Relayed, the shepherd's kill alone: the cgroup's, landing first,
-	 * would let the shepherd reap the job before our word came and
-	 * answer ESRCH, and a job we killed would read as ended by itself
-	 * (Failed, not Cancelled). The retry, if the exit is late, kills the
-	 * cgroup too, and a SIGKILL after that is ours (on_exited).
+	 * Relayed, the cgroup's kill may land before the shepherd reads ours,
+	 * and the shepherd reap the job first and answer ESRCH: a SIGKILL
+	 * after our cgroup.kill is ours all the same (on_exited).
 	 */
-	if ((sig == SIGKILL && !j->relayed ? kill_all(j) :
-	    group_kill(j, sig)) == 0) {
+	if ((sig == SIGKILL ? kill_all(j) : group_kill(j, sig)) == 0) {
 		/* Relayed, the shepherd's answer decides (on_signalled). */
 		if (!j->relayed)
 			settle_select(&j->settle, CONFINE_CANCELLED, why, 0,

@@ -548,12 +548,12 @@ cancel_while_running_and_after_settlement(void **state)
 }
 
 /*
- * A relayed cancel whose shepherd (or init) is held up: the retry kills
- * the job through its cgroup 100 ms later, and the shepherd, let go,
- * reaps the job before it reads the kill it was asked for (its loop reaps
- * first) and answers that the job was gone. The kill was still ours:
- * Cancelled, never Failed (signal 9). Without a shepherd nothing is held
- * up: the plain cancel.
+ * A relayed cancel whose shepherd (or init) is held up: the helper's
+ * cgroup.kill kills the job meanwhile (where it has a cgroup), and the
+ * shepherd, let go, reaps the job before it reads the kill it was asked
+ * for (its loop reaps first) and answers that the job was gone. The kill
+ * was still ours: Cancelled, never Failed (signal 9). Without a shepherd
+ * nothing is held up: the plain cancel.
  */
 static void
 a_held_up_shepherds_cancel_is_still_cancelled(void **state)

@@ -380,18 +380,22 @@ a_hundred_deadlines_at_once_settle_and_their_tmps_go(void **state)
 }
 
 /*
- * A burst of jobs killed by their deadlines, one job running on, and the
- * count of job cgroups in the helper's once it is idle.
+ * The cgroups of jobs a burst of deadlines killed are removed after
+ * their results are sent, when the helper has time: an idle helper
+ * leaves none of them behind. One job that runs on shows where.
  */
-static int
-job_cgroups_after_a_burst(struct confine *c)
+static void
+an_idle_helper_removes_what_a_burst_left(void **state)
 {
 	static struct hu_job j[HUNDRED];
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	struct hu_job keep;
+	struct confine *c;
 	char *dir;
-	int i, n, last = -1, same = 0;
+	int i, n;
 
+	(void)state;
+	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
 	hu_init(&keep, scratch, "pid-sleep", "60000", NULL);
 	assert_int_equal(hu_spawn(c, &keep), 0);
 	dir = helper_cgroup(hu_read_pid(keep.outfd));
@@ -405,48 +409,15 @@ job_cgroups_after_a_burst(struct confine *c)
 		assert_int_equal(j[i].r.outcome, CONFINE_CANCELLED);
 		hu_free(&j[i]);
 	}
-	/* Idle: the count the same for half a second, or 1 (none can go). */
-	for (i = 0; i < 1000 && same < 50; i++) {
-		n = tu_count_named(dir, "job.");
-		same = n == last ? same + 1 : 0;
-		last = n;
-		if (n == 1)
-			break;
+	/* Killed, none is kept for reuse: only the running job's is left. */
+	for (i = 0; i < 1000 && (n = tu_count_named(dir, "job.")) > 1; i++)
 		nanosleep(&ts, NULL);
-	}
+	assert_int_equal(n, 1);
 	assert_int_equal(confine_cancel(keep.job), 0);
 	assert_int_equal(hu_wait(&keep), 0);
 	hu_free(&keep);
+	confine_close(c);
 	free(dir);
-	return last;
-}
-
-/* CGROUP_POOL (helper/cgroup.h): empty cgroups a helper keeps to reuse. */
-#define KEPT_MAX 32
-
-/*
- * The cgroups of jobs a burst of deadlines killed are removed after
- * their results are sent, when the helper has time: an idle helper
- * leaves none of them behind. Without shepherds each is killed through
- * its cgroup (cgroup.kill), and none of those is kept for reuse (a child
- * born into one is killed at once): only the running job's is left.
- * Relayed, its init kills each, its cgroup untouched, and up to the
- * helper's pool of them is kept for the next jobs; never more.
- */
-static void
-an_idle_helper_removes_what_a_burst_left(void **state)
-{
-	struct confine *c;
-	int n;
-
-	(void)state;
-	open_without_shepherds(&c);
-	assert_int_equal(job_cgroups_after_a_burst(c), 1);
-	confine_close(c);
-	assert_int_equal(hu_open(&c, CONFINE_MODE_EXEC, NULL), 0);
-	n = job_cgroups_after_a_burst(c);
-	assert_true(n >= 1 && n <= 1 + KEPT_MAX);
-	confine_close(c);
 }
 
 int
