@@ -19,8 +19,12 @@ command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found (tools/setup i
 dir=$(mktemp -d /tmp/confine-vg.XXXXXX)
 logs=$TEST_TMPDIR/vg
 sock=$dir/h.sock
-mkdir "$dir/scratch" "$logs"
-valgrind --error-exitcode=99 --trace-children=yes --leak-check=full \
+mkdir "$dir/scratch" "$dir/tmp" "$logs"
+# The jobs' tmps beneath $dir, removed with it: the Uncertain job's is
+# kept for its client (tmp_kept), which this client does not remove. No
+# gdbserver pipes left in /tmp (--vgdb=no).
+TMPDIR=$dir/tmp valgrind --vgdb=no --error-exitcode=99 --trace-children=yes \
+	--leak-check=full \
 	--errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	--log-file="$logs/vg.%p.%n" \
 	helper/plain-confine-helper --listen "$sock" &
