@@ -50,7 +50,8 @@ build() {
 	fi
 	(cd "$src" && bazel build -c opt //tools/bench >/dev/null 2>&1) || {
 		echo "ab.sh: $rev: the benchmark did not build" \
-		    "(bazel build -c opt //tools/bench in $src says why)" >&2
+		    "(bazel build -c opt //tools/bench in $src says why;" \
+		    "then bazel shutdown there and git worktree remove --force $src)" >&2
 		exit 1
 	}
 	bin=$(cd "$src" && bazel info -c opt bazel-bin 2>/dev/null)
