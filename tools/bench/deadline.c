@@ -244,8 +244,11 @@ floor_burst(int n)
 
 	/*
 	 * Once more after a failure, said above and here: it is a floor to
-	 * measure, failed once in CI at a load average of 24 without saying
-	 * why. A second failure fails the section.
+	 * measure. It failed twice in CI at load averages of 10 to 24, the
+	 * second time with its first sleeper a zombie before the kill and
+	 * then not its parent's to reap in that group, twice running: since
+	 * then each sleeper is watched, killed and reaped by its pidfd, and
+	 * one that ends early says how. A second failure fails the section.
 	 */
 	if (rc != 0) {
 		fprintf(stderr, "bench: floor-burst: trying once more\n");

@@ -3,6 +3,7 @@
  * host's resident memory and the idle threads it holds.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -484,19 +486,18 @@ run_floor_vfork(bool confined, bool view, bool ns, bool tmp)
 static volatile int sleeper_errno;
 static const char *volatile sleeper_step;
 
-/* One floor-burst sleeper, in group pgid (0: its own); its pid or -1. */
+/* One floor-burst sleeper; its pid (*pidfd its pidfd), or -1. */
 static pid_t
-floor_sleeper(pid_t pgid)
+floor_sleeper(int *pidfd)
 {
 	static const char *const argv[] = { "sleep", "3600", NULL };
 	pid_t pid;
 	int rc;
 
 	sleeper_step = NULL;
+	*pidfd = -1;
 	if ((pid = vfork()) == 0) {
-		if (setpgid(0, pgid) != 0) {
-			sleeper_step = "setpgid";
-		} else if ((rc = floor_apply(true, &floor_view, false)) != 0) {
+		if ((rc = floor_apply(true, &floor_view, false)) != 0) {
 			sleeper_step = rc == 126 ? "the view or the capabilities" :
 			    "Landlock or seccomp";
 		} else {
@@ -506,34 +507,64 @@ floor_sleeper(pid_t pgid)
 		sleeper_errno = errno;
 		_exit(127);
 	}
-	if (pid < 0)
+	if (pid < 0) {
 		fprintf(stderr, "bench: floor-burst: vfork: %s\n", strerror(errno));
-	else if (sleeper_step != NULL)
+		return -1;
+	}
+	if (sleeper_step != NULL)
 		fprintf(stderr, "bench: floor-burst: sleeper %ld failed at %s: "
 		    "%s\n", (long)pid, sleeper_step, strerror(sleeper_errno));
+	/* Unreaped, so the pid is still the sleeper's. */
+	else if ((*pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		fprintf(stderr, "bench: floor-burst: pidfd_open: %s\n",
+		    strerror(errno));
 	return pid;
 }
 
+/* How the sleeper of pidfd ended, said; it is left to be reaped. */
+static void
+floor_said_end(pid_t pid, int pidfd, const char *when)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG |
+	    WNOWAIT) != 0)
+		fprintf(stderr, "bench: floor-burst: sleeper %ld: waitid: %s\n",
+		    (long)pid, strerror(errno));
+	else if (si.si_pid == 0)
+		fprintf(stderr, "bench: floor-burst: sleeper %ld not ended %s\n",
+		    (long)pid, when);
+	else
+		fprintf(stderr, "bench: floor-burst: sleeper %ld %s %s %d "
+		    "(code %d)\n", (long)pid, when, si.si_code == CLD_EXITED ?
+		    "exited" : "died of signal", si.si_status, si.si_code);
+}
+
 /*
- * Wait, up to about 60 s on a loaded machine, for pid to sleep in sleep's
- * nanosleep; 0, or -1 having said what it was doing instead.
+ * Wait, up to about 60 s on a loaded machine, for the sleeper to sleep
+ * in sleep's nanosleep; 0, or -1 having said what it did instead: its
+ * end is read from its pidfd, which says it exactly, whatever the /proc
+ * mounted here shows.
  */
 static int
-floor_asleep(pid_t pid)
+floor_asleep(pid_t pid, int pidfd)
 {
+	struct pollfd p = { pidfd, POLLIN, 0 };
 	char st = 0;
 	int k;
 
 	for (k = 0; k < 60000; k++) {
+		if (poll(&p, 1, 0) == 1) {
+			floor_said_end(pid, pidfd, "before the kill:");
+			return -1;
+		}
 		if ((st = proc_state(pid)) == 'S')
 			return 0;
-		if (st == 0 || st == 'Z')
-			break;
 		usleep(1000);
 	}
-	fprintf(stderr, "bench: floor-burst: sleeper %ld %s (state %c)\n",
-	    (long)pid, st == 0 ? "is gone" : st == 'Z' ? "exited before "
-	    "the kill" : "never slept", st != 0 ? st : '-');
+	fprintf(stderr, "bench: floor-burst: sleeper %ld never slept (state "
+	    "%c)\n", (long)pid, st != 0 ? st : '-');
 	return -1;
 }
 
@@ -541,52 +572,91 @@ int
 run_floor_burst(int n, struct samples *out)
 {
 	pid_t *pid = calloc((size_t)n, sizeof(*pid));
+	struct pollfd *p = calloc((size_t)n, sizeof(*p));
 	int64_t t0;
 	siginfo_t si;
-	int i, rc = 0;
+	int i, k, left, rc = 0;
 
-	if (pid == NULL || floor_root == NULL) {
+	if (pid == NULL || p == NULL || floor_root == NULL) {
 		free(pid);
+		free(p);
 		return -1;
 	}
-	/* One group for the lot, so that only they are waited for. */
-	for (i = 0; i < n; i++)
-		if ((pid[i] = floor_sleeper(i == 0 ? 0 : pid[0])) < 0)
+	for (i = 0; i < n; i++) {
+		p[i].fd = -1;
+		p[i].events = POLLIN;
+		if ((pid[i] = floor_sleeper(&p[i].fd)) < 0)
 			break;
+		if (p[i].fd < 0) {
+			i++;  /* it is ours: killed and reaped below */
+			break;
+		}
+	}
+	if (i < n)
+		rc = -1;
 	n = i;
-	rc = n > 0 ? 0 : -1;
 	/* Every one asleep in sleep's nanosleep before the kill. */
 	for (i = 0; i < n && rc == 0; i++)
-		rc = floor_asleep(pid[i]);
+		rc = floor_asleep(pid[i], p[i].fd);
 	t0 = bench_now();
-	for (i = 0; i < n; i++)
+	for (i = left = 0; i < n; i++) {
 		(void)kill(pid[i], SIGKILL);
-	for (i = 0; i < n; i++) {
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PGID, (id_t)pid[0], &si, WEXITED) != 0) {
-			if (errno == EINTR) {
-				i--;
-				continue;
-			}
-			fprintf(stderr, "bench: floor-burst: waitid: %s\n",
-			    strerror(errno));
+		left += p[i].fd >= 0;
+	}
+	/* Each reaped as it ends, in the order they end. */
+	while (left > 0) {
+		k = poll(p, (nfds_t)n, 60000);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			fprintf(stderr, "bench: floor-burst: poll: %s\n", k == 0 ?
+			    "60 s and a sleeper not ended" : strerror(errno));
+			rc = -1;
 			break;
 		}
-		if (si.si_code != CLD_KILLED || si.si_status != SIGKILL) {
-			fprintf(stderr, "bench: floor-burst: sleeper %ld %s %d, "
-			    "not killed by SIGKILL\n",
-			    (long)si.si_pid, si.si_code == CLD_EXITED ?
-			    "exited" : "died of signal", si.si_status);
-			rc = -1;
+		for (i = 0; i < n; i++) {
+			if (p[i].fd < 0 || p[i].revents == 0)
+				continue;
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PIDFD, (id_t)p[i].fd, &si,
+			    WEXITED) != 0) {
+				if (errno == EINTR)
+					continue;
+				fprintf(stderr, "bench: floor-burst: sleeper %ld: "
+				    "waitid: %s\n", (long)pid[i],
+				    strerror(errno));
+				rc = -1;
+			} else if (si.si_code != CLD_KILLED ||
+			    si.si_status != SIGKILL) {
+				fprintf(stderr, "bench: floor-burst: sleeper %ld %s "
+				    "%d, not killed by SIGKILL\n", (long)pid[i],
+				    si.si_code == CLD_EXITED ? "exited" :
+				    "died of signal", si.si_status);
+				rc = -1;
+			} else {
+				(void)stats_add(out, (double)(bench_now() - t0) /
+				    1000.0);
+			}
+			close(p[i].fd);
+			p[i].fd = -1;  /* poll passes over it from now on */
+			pid[i] = 0;
+			left--;
 		}
-		(void)stats_add(out, (double)(bench_now() - t0) / 1000.0);
 	}
-	if (i < n || n == 0)
+	/* Any not reaped above: one without a pidfd, or after a failure. */
+	for (i = 0; i < n; i++) {
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+		if (pid[i] > 0)
+			(void)waitpid(pid[i], NULL, p[i].fd >= 0 ? WNOHANG : 0);
+	}
+	if (n == 0)
 		rc = -1;
 	if (rc != 0)
 		fprintf(stderr, "bench: floor-burst: a sleeper did not start or "
 		    "did not die of the kill\n");
 	free(pid);
+	free(p);
 	return rc;
 }
 
