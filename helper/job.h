@@ -138,6 +138,14 @@ int job_env_init(struct job_env *env);
  */
 int job_env_init_ahead(struct job_env *env, struct prepared *first,
     bool tmp_ahead);
+/*
+ * job_env_init for a process whose jobs all confine nothing (confine-run
+ * --backend none): no init prepared, no namespaces, listener or view
+ * probed, as none of its jobs would have them (ns_err, view_err
+ * -ENOTSUP). A job of any other backend is then refused as where the
+ * machine has none of them.
+ */
+int job_env_init_unconfined(struct job_env *env);
 #endif
 void job_env_fini(struct job_env *env);
 /* Gives env a trash in its tmp base (trash.h); without one, none. */

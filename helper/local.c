@@ -43,8 +43,12 @@ local_open(struct local *l, const struct confine_spec *spec)
 	 * says whether it can be: the job's, if it has namespaces.
 	 */
 	memset(&l->pool, 0, sizeof(l->pool));
-	rc = job_env_init_ahead(&l->env, &l->pool.held[0],
-	    overlay_wanted(spec));
+	/* A job that confines nothing: none of that asked or made. */
+	if (spec != NULL && spec->backend == CONFINE_BACKEND_NONE)
+		rc = job_env_init_unconfined(&l->env);
+	else
+		rc = job_env_init_ahead(&l->env, &l->pool.held[0],
+		    overlay_wanted(spec));
 	if (l->pool.held[0].pid > 0) {
 		l->pool.n = 1;
 		l->pool.ceiling = 1;

@@ -253,6 +253,10 @@ ns_possible(struct job_env *env, struct prepared *first, int first_err)
 }
 #endif
 
+/*
+ * first NULL: for jobs that confine nothing (job_env_init_unconfined),
+ * whose plan reads none of what the first init and the probes would say.
+ */
 static int
 env_init(struct job_env *env, struct prepared *first, bool tmp_ahead)
 {
@@ -269,10 +273,16 @@ env_init(struct job_env *env, struct prepared *first, bool tmp_ahead)
 	seccomp_program(SECCOMP_OWN, &env->seccomp_own);
 	seccomp_program(SECCOMP_OWN_NET, &env->seccomp_own_net);
 	/* After the programs: the init's copy of our memory must have them. */
-	if (!ns_switched_off())
+	if (first != NULL && !ns_switched_off())
 		first_err = first_start(env, first, tmp_ahead);
 	cgroup_env_init(&env->cg);
-	ns_possible(env, first, first_err);
+	if (first != NULL) {
+		ns_possible(env, first, first_err);
+	} else {
+		env->ns_err = env->view_err = env->tmp_overlay_err = -ENOTSUP;
+		env->ns_op = OP_CLONE_INIT;
+		env->view_op = OP_UNSHARE_MOUNT;
+	}
 	/* A job with namespaces has an init of its own: never direct. */
 	env->direct = !env->ns && direct_possible(&env->cg);
 	env->sysreads = calloc(1, sizeof(*env->sysreads));
@@ -312,6 +322,12 @@ job_env_init_ahead(struct job_env *env, struct prepared *first,
 	first->arena = NULL;
 	first->tmp = NULL;
 	return env_init(env, first, tmp_ahead);
+}
+
+int
+job_env_init_unconfined(struct job_env *env)
+{
+	return env_init(env, NULL, false);
 }
 #endif
 

@@ -54,6 +54,44 @@ case_backend_none_is_unconfined_and_needs_no_scratch() {
 	expect_json "$T/r.json" backend none
 }
 
+# confine-run ARGS around a job that waits for us: what confine-run's
+# children are meanwhile, each "PID-NAMESPACE COMM" in $T/kids, as we see
+# them; then the job released, and its status in $st.
+children_while_held() {
+	mkfifo "$S/go"
+	"$RUN" "$@" -- /bin/sh -c 'echo up >"$1"; read x <"$2"' sh "$S/up" \
+	    "$S/go" </dev/null >"$T/out" 2>"$T/err" &
+	_p=$!
+	wait_for_line "$S/up"
+	readlink "/proc/$_p/ns/pid" >"$T/ns"
+	: >"$T/kids"
+	for _c in $(cat /proc/"$_p"/task/*/children); do
+		printf '%s %s\n' "$(readlink "/proc/$_c/ns/pid")" \
+		    "$(cat "/proc/$_c/comm")" >>"$T/kids"
+	done
+	echo go >"$S/go"
+	wait "$_p"
+	st=$?
+	rm -f "$S/go" "$S/up"
+}
+
+# Nothing made for confinement that a job of backend none will not have:
+# beside its job, confine-run holds no init in namespaces of its own. The
+# pair: beside a confined job it does, its job's init.
+case_backend_none_prepares_no_init() {
+	children_while_held -s "$S" --backend none
+	expect_status 0
+	[ -s "$T/kids" ] || fail "confine-run had no children"
+	while read -r ns comm; do
+		[ "$ns" = "$(cat "$T/ns")" ] ||
+			fail "a child ($comm) in another PID namespace: $ns"
+	done <"$T/kids"
+	children_while_held -s "$S"
+	expect_status 0
+	grep -qv "^$(cat "$T/ns") " "$T/kids" ||
+		fail "no init of a PID namespace of its own beside a confined job"
+}
+
 case_backend_auto_and_landlock_confine_with_landlock() {
 	for b in auto landlock; do
 		cr -s "$S" --backend "$b" --result "$T/r.json" -- "$FIX" exit 0
