@@ -113,7 +113,7 @@ local_run(const struct job_env *env, struct local_job *lj)
 			job_tick(&j, now);
 	}
 	/* Without a shepherd (0) the job reaped itself. */
-	if (job_shepherd(&j) > 0)
+	if (job_shepherd(&j) > 0 && !lj->leave_ending)
 		proc_reap(job_shepherd(&j), NULL);
 	if (j.events & JOB_EV_REFUSED) {
 		lj->why = j.why;

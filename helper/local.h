@@ -50,6 +50,15 @@ struct local_job {
 	int cancel_fd;
 	bool (*cancel)(void *arg);
 	void *arg;
+	/*
+	 * Once the job has settled, its shepherd or init is not waited for:
+	 * an init may still be ending (its namespaces torn down) when
+	 * local_run returns, as a helper's result is told before its init
+	 * has ended. local_close reaps it if it has ended by then; else
+	 * whoever reaps our orphans does. For a caller that exits next
+	 * (confine-run); false: local_run reaps it.
+	 */
+	bool leave_ending;
 	/* Out. */
 	struct confine_result result;
 	char *root;                  /* its scratch root, once it settled
