@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -329,6 +330,25 @@ has_children(const struct shep *s)
 #define SWEEP_POLL_MS 10
 #define REAP_POLL_MS 1000
 
+#ifdef __linux__
+/*
+ * The init's end, the job gone and the helper's word had: the job's
+ * namespaces, its view and its tmp's overlay are torn down in our exit,
+ * after its result was told. Nothing waits for that work but our reaping,
+ * so it runs when the CPUs have nothing else (SCHED_IDLE) rather than
+ * beside jobs starting or settling. Our descriptors go first: the job's
+ * stdio among them, whose readers wait for their last writer.
+ */
+static void
+end_idle(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	fd_close_except(NULL, 0);
+	(void)sched_setscheduler(0, SCHED_IDLE, &sp);
+}
+#endif
+
 /*
  * SIGKILL to every child. They are ours and unreaped, so no pid here can
  * belong to anyone else. Their own children come back to us next round.
@@ -450,7 +470,12 @@ signal_job(struct shep *s, int sig)
 	} else if (s->sys->kill(-s->group, sig) != 0) {
 		r.err = errno;
 	}
-	if (sig == SIGKILL)
+	/*
+	 * Our children too, where the group did not reach them all. As pid 1
+	 * that was every one already: kill(-1) walks every process of the
+	 * machine, once is enough.
+	 */
+	if (sig == SIGKILL && !s->init)
 		kill_children(s);
 	report(s, &r);
 }
@@ -922,5 +947,9 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 		kill_children(&s);
 		proc_reap(s.job, NULL);
 	}
+#ifdef __linux__
+	if (s.init)
+		end_idle();
+#endif
 	_exit(0);
 }
