@@ -102,6 +102,8 @@ struct shep {
 	pid_t job_host;    /* the job's pid as the helper sees it */
 	int host_root;     /* the host's / and /proc, from before the job's */
 	int host_proc;     /* view was made (init), or -1 */
+	int ns_proc;       /* the job's namespace's /proc, in its view, or -1 */
+	bool ns_proc_tried;  /* opened at the first kill that needs it */
 	pid_t job;
 	bool reaped;
 	bool sweeping;     /* the job exited, something of it did not */
@@ -347,7 +349,74 @@ end_idle(void)
 	fd_close_except(NULL, 0);
 	(void)sched_setscheduler(0, SCHED_IDLE, &sp);
 }
+
+/*
+ * The /proc of our view: ours only if it is our namespace's, where we
+ * are pid 1 ("self" is 1). -1 where it is not.
+ */
+static int
+ns_proc_open(void)
+{
+	char self[8];
+	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && (readlinkat(fd, "self", self, sizeof(self)) != 1 ||
+	    self[0] != '1')) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
 #endif
+
+/*
+ * kill(-1, sig) as pid 1 of the job's namespace has it: every other
+ * process there, as the namespace's own /proc lists them. kill(-1)
+ * itself walks every process of the machine (kill_something_info), at a
+ * cost that grows with the host's load, once a job. 0 when one was
+ * signalled, else -1 and errno as kill(-1) would say (ESRCH: none). One
+ * forked as we read may be missed: its parent's SIGKILL stops any more,
+ * and once that parent is gone it is our child, for the sweep. Without
+ * that /proc, or where it cannot be read, kill(-1).
+ */
+static int
+ns_kill(struct shep *s, int sig)
+{
+	struct dirent *e;
+	DIR *d;
+	char *end;
+	long pid;
+	int fd, err = ESRCH, hit = 0;
+
+#ifdef __linux__
+	/* Not on the way to a job's start: at the first kill, in the view. */
+	if (!s->ns_proc_tried) {
+		s->ns_proc_tried = true;
+		s->ns_proc = ns_proc_open();
+	}
+#endif
+	if (s->ns_proc < 0 || (fd = openat(s->ns_proc, ".", O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) < 0)
+		return s->sys->kill(-1, sig);
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return s->sys->kill(-1, sig);
+	}
+	while ((e = readdir(d)) != NULL) {
+		pid = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || end == e->d_name || pid <= 1)
+			continue;
+		if (s->sys->kill((pid_t)pid, sig) == 0)
+			hit = 1;
+		else if (errno != ESRCH)
+			err = errno;
+	}
+	closedir(d);
+	if (hit)
+		return 0;
+	errno = err;
+	return -1;
+}
 
 /*
  * SIGKILL to every child. They are ours and unreaped, so no pid here can
@@ -361,7 +430,7 @@ kill_children(struct shep *s)
 
 	/* pid 1 of the job's namespace: every process in it but us. */
 	if (s->init) {
-		if (kill(-1, SIGKILL) == 0)
+		if (ns_kill(s, SIGKILL) == 0)
 			s->swept++;
 		return;
 	}
@@ -463,18 +532,14 @@ signal_job(struct shep *s, int sig)
 	 * group or not, and never one outside it, reaped or not.
 	 */
 	if (s->init) {
-		if (s->sys->kill(-1, sig) != 0)
+		if (ns_kill(s, sig) != 0)
 			r.err = errno;
 	} else if (s->reaped) {
 		r.err = ESRCH;
 	} else if (s->sys->kill(-s->group, sig) != 0) {
 		r.err = errno;
 	}
-	/*
-	 * Our children too, where the group did not reach them all. As pid 1
-	 * that was every one already: kill(-1) walks every process of the
-	 * machine, once is enough.
-	 */
+	/* Our children too, where the group did not reach them all. */
 	if (sig == SIGKILL && !s->init)
 		kill_children(s);
 	report(s, &r);
@@ -751,7 +816,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 {
 	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys,
 		.session = plan->own_session, .init = plan->in_init,
-		.host_root = -1, .host_proc = -1,
+		.host_root = -1, .host_proc = -1, .ns_proc = -1,
 #ifdef __linux__
 		.listener = -1, .sup = { .listener = -1 },
 		.supervised = plan->in_init && plan->seccomp != NULL &&

@@ -561,7 +561,11 @@ failing_confinement_call_refuses_before_exec(void **state)
 }
 
 /* The seam: failures injected where settlement depends on a call. */
-static int kill_fail_sig = -1;   /* fail the first kill with this signal */
+/*
+ * Fail the first kill with this signal: of the job's group, or (a signal,
+ * not the probe 0) of one of its processes, as its init kills them.
+ */
+static int kill_fail_sig = -1;
 static int kill_fail_errno;
 static int wait_fail_errno;     /* fail wait4 with this errno */
 static int wait_eintr;          /* this many EINTRs before the real wait4 */
@@ -569,7 +573,7 @@ static int wait_eintr;          /* this many EINTRs before the real wait4 */
 static int
 fake_kill(pid_t pid, int sig)
 {
-	if (pid < 0 && sig == kill_fail_sig) {
+	if ((pid < 0 || (pid > 1 && sig != 0)) && sig == kill_fail_sig) {
 		kill_fail_sig = -1;
 		errno = kill_fail_errno;
 		return -1;
