@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -333,23 +332,6 @@ has_children(const struct shep *s)
 #define REAP_POLL_MS 1000
 
 #ifdef __linux__
-/*
- * The init's end, the job gone and the helper's word had: the job's
- * namespaces, its view and its tmp's overlay are torn down in our exit,
- * after its result was told. Nothing waits for that work but our reaping,
- * so it runs when the CPUs have nothing else (SCHED_IDLE) rather than
- * beside jobs starting or settling. Our descriptors go first: the job's
- * stdio among them, whose readers wait for their last writer.
- */
-static void
-end_idle(void)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-
-	fd_close_except(NULL, 0);
-	(void)sched_setscheduler(0, SCHED_IDLE, &sp);
-}
-
 /*
  * The /proc of our view: ours only if it is our namespace's, where we
  * are pid 1 ("self" is 1). -1 where it is not.
@@ -1012,9 +994,5 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 		kill_children(&s);
 		proc_reap(s.job, NULL);
 	}
-#ifdef __linux__
-	if (s.init)
-		end_idle();
-#endif
 	_exit(0);
 }
