@@ -31,7 +31,6 @@ int
 local_open(struct local *l, const struct confine_spec *spec)
 {
 	int rc;
-	pid_t guard;
 
 #ifdef __linux__
 	/* As a helper is (serve.c): a job whose shepherd died comes to us. */
@@ -59,8 +58,9 @@ local_open(struct local *l, const struct confine_spec *spec)
 	rc = job_env_init(&l->env);
 #endif
 	l->guard = -1;
+	l->guard_pid = -1;
 	if (rc == 0)
-		l->guard = job_env_guard(&l->env, &guard, true);
+		l->guard = job_env_guard(&l->env, &l->guard_pid, true);
 	return rc;
 }
 
@@ -74,8 +74,20 @@ local_close(struct local *l)
 	/* The orphans of our jobs that died after their settlement. */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	/*
+	 * The jobs settled, the guard's work is done: its cue now, while
+	 * the cgroups it would kill are there (and empty), then reaped by
+	 * us, not left to outlive us as an orphan (a zombie for good under
+	 * a PID 1 that reaps none).
+	 */
+	if (l->guard >= 0) {
+		close(l->guard);
+		l->guard = -1;
+		if (l->guard_pid > 0)
+			proc_reap(l->guard_pid, NULL);
+		l->guard_pid = -1;
+	}
 	job_env_fini(&l->env);
-	/* The guard's pipe stays open: our exit is its cue (local.h). */
 }
 
 int
@@ -113,7 +125,7 @@ local_run(const struct job_env *env, struct local_job *lj)
 			job_tick(&j, now);
 	}
 	/* Without a shepherd (0) the job reaped itself. */
-	if (job_shepherd(&j) > 0 && !lj->leave_ending)
+	if (job_shepherd(&j) > 0)
 		proc_reap(job_shepherd(&j), NULL);
 	if (j.events & JOB_EV_REFUSED) {
 		lj->why = j.why;

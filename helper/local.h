@@ -21,7 +21,8 @@
 
 struct local {
 	struct job_env env;
-	int guard;       /* held open for our life, or -errno */
+	int guard;       /* held open until local_close, or -errno */
+	pid_t guard_pid; /* the guard, ours to reap, or -1 */
 #ifdef __linux__
 	struct prepared_pool pool;  /* the job's init, prepared as we start */
 #endif
@@ -35,8 +36,10 @@ struct local {
  */
 int local_open(struct local *l, const struct confine_spec *spec);
 /*
- * Reaps what the jobs' orphans left and releases the rest, but for the
- * guard's pipe: it stays open until the process exits.
+ * Reaps what the jobs' orphans left and releases the rest, the guard
+ * too: its pipe closed (its cue: a kill of cgroups its settled jobs left
+ * empty), it is reaped, so that nothing of ours is left for whoever
+ * reaps our own orphans. Before it, the guard's cue is our death.
  */
 void local_close(struct local *l);
 
@@ -50,15 +53,6 @@ struct local_job {
 	int cancel_fd;
 	bool (*cancel)(void *arg);
 	void *arg;
-	/*
-	 * Once the job has settled, its shepherd or init is not waited for:
-	 * an init may still be ending (its namespaces torn down) when
-	 * local_run returns, as a helper's result is told before its init
-	 * has ended. local_close reaps it if it has ended by then; else
-	 * whoever reaps our orphans does. For a caller that exits next
-	 * (confine-run); false: local_run reaps it.
-	 */
-	bool leave_ending;
 	/* Out. */
 	struct confine_result result;
 	char *root;                  /* its scratch root, once it settled

@@ -697,8 +697,6 @@ run_here(const struct confine_spec *spec, struct confine_result *r,
 	lj.cancel_fd = sigfd[0];
 	lj.cancel = signalled;
 	lj.arg = signal;
-	/* Settled is settled: its init's own end is not the caller's wait. */
-	lj.leave_ending = true;
 	rc = local_run(&l.env, &lj);
 	local_close(&l);
 	if (rc != 0) {

@@ -114,6 +114,33 @@ case_nothing_of_confine_run_outlives_it() {
 	done
 }
 
+# Nor is anything of it left to whoever reaps its orphans, even ended: its
+# guard and its job's init are reaped by confine-run itself (under a PID 1
+# that reaps none, each would be a zombie for good). We are that reaper
+# here, a child subreaper: an orphan of confine-run's is our child as soon
+# as confine-run has exited, before its exit is seen. Confined, and not.
+case_nothing_of_it_is_left_to_a_reaper() {
+	python3 - "$RUN" "$S" >"$T/out" 2>"$T/err" <<'PY' || fail "left behind"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+run, scratch = sys.argv[1], sys.argv[2]
+for extra in (["-s", scratch], ["--backend", "none"]) * 3:
+    pid = os.fork()
+    if pid == 0:
+        os.execv(run, [run] + extra + ["--", "/bin/true"])
+    _, st = os.waitpid(pid, 0)
+    assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, (extra, st)
+    try:
+        left = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        continue
+    print("left behind by", extra, ":", "one running" if left[0] == 0
+          else "pid %d" % left[0])
+    sys.exit(1)
+PY
+}
+
 # A helper given (--helper) SIGKILLed under a running job: confine-run
 # reports the job Uncertain(helper lost), never Completed, and the job
 # does not outlive its helper.
