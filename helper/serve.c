@@ -381,6 +381,28 @@ job_free(struct srv *s, struct hjob *h)
  * guard that died (killed, out of memory) is replaced, or the jobs still
  * to come get shepherds.
  */
+/* The guard, given its cue: reaped within a second, else killed first. */
+static void
+guard_reap(pid_t pid)
+{
+	int64_t until = clock_ns() + 1000 * 1000000LL;
+	pid_t got;
+
+	for (;;) {
+		got = waitpid(pid, NULL, WNOHANG);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != 0)
+			return;  /* reaped, or not ours to reap */
+		if (clock_ns() >= until) {
+			(void)kill(pid, SIGKILL);
+			proc_reap(pid, NULL);
+			return;
+		}
+		usleep(1000);
+	}
+}
+
 static void
 guard_start(struct srv *s)
 {
@@ -1223,7 +1245,15 @@ serve(const struct serve_opts *o)
 		job_free(&s, h);
 	say("stopped");
 	job_env_fini(&s.env);
+	/*
+	 * The jobs settled: the guard's cue now (a kill of what is gone),
+	 * and then it is reaped by us, not left to outlive us as an orphan
+	 * (a zombie for good under a PID 1 that reaps none). A second at
+	 * most: it only has a write to make.
+	 */
 	fd_closep(&s.guard);
+	if (s.guard_pid > 0)
+		guard_reap(s.guard_pid);
 	ev_fini(&s.ev);
 	close(sigp[0]);
 	close(sigp[1]);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #ifdef __linux__
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 #include <time.h>
@@ -1033,6 +1034,57 @@ open_threaded(void)
 	return 0;
 }
 
+/*
+ * Nothing of a helper outlives it, its guard included: a host that reaps
+ * its orphans (a child subreaper: each orphan of the helper's becomes its
+ * child as the helper exits) has no child left once confine_close has
+ * reaped the helper. Under a PID 1 that reaps none, one left would be a
+ * zombie for good, one for each helper a host opens and closes.
+ */
+/* One helper of mode m opened, a job run, closed: 0 if nothing is left. */
+static int
+left_after(enum confine_mode m, const char *scratch)
+{
+	struct confine *c;
+	siginfo_t si;
+
+	if (hu_open(&c, m, NULL) != 0)
+		return child_failed(1);
+	if (completes(c, scratch) != 0)
+		return child_failed(2);
+	confine_close(c);
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+		fprintf(stderr, "left behind: %s\n", si.si_pid == 0 ?
+		    "a child still running" : "a child ended");
+		return child_failed(3);
+	}
+	return errno == ECHILD ? 0 : child_failed(4);
+}
+
+static int
+left_to_a_reaper(void)
+{
+	char *scratch = tu_mkdtemp("scratch");
+	int rc = 0;
+
+#ifdef __linux__
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		return child_failed(100);
+#endif
+	if ((rc = left_after(CONFINE_MODE_AUTO, scratch)) == 0)
+		rc = left_after(CONFINE_MODE_EXEC, scratch);
+	free(scratch);
+	return rc;
+}
+
+static void
+nothing_of_a_helper_is_left_to_a_reaper(void **state)
+{
+	(void)state;
+	in_child("left-to-a-reaper");
+}
+
 static void
 a_threaded_host_gets_the_carried_helper_and_its_replacements(void **state)
 {
@@ -1213,6 +1265,7 @@ static const struct {
 	int (*fn)(void);
 } children[] = {
 	{ "open-threaded", open_threaded },
+	{ "left-to-a-reaper", left_to_a_reaper },
 };
 
 int
@@ -1249,6 +1302,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(host_killed_midflight_fork),
 		cmocka_unit_test(socket_is_private_by_default),
 		cmocka_unit_test(a_threaded_host_gets_the_carried_helper_and_its_replacements),
+		cmocka_unit_test(nothing_of_a_helper_is_left_to_a_reaper),
 		cmocka_unit_test(helper_path_options_then_environment_then_default),
 		cmocka_unit_test(a_host_reusing_our_descriptors_still_gets_our_helper),
 		cmocka_unit_test(a_refusal_names_its_layer_through_the_library),
