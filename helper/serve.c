@@ -381,28 +381,6 @@ job_free(struct srv *s, struct hjob *h)
  * guard that died (killed, out of memory) is replaced, or the jobs still
  * to come get shepherds.
  */
-/* The guard, given its cue: reaped within a second, else killed first. */
-static void
-guard_reap(pid_t pid)
-{
-	int64_t until = clock_ns() + 1000 * 1000000LL;
-	pid_t got;
-
-	for (;;) {
-		got = waitpid(pid, NULL, WNOHANG);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got != 0)
-			return;  /* reaped, or not ours to reap */
-		if (clock_ns() >= until) {
-			(void)kill(pid, SIGKILL);
-			proc_reap(pid, NULL);
-			return;
-		}
-		usleep(1000);
-	}
-}
-
 static void
 guard_start(struct srv *s)
 {
@@ -1253,7 +1231,7 @@ serve(const struct serve_opts *o)
 	 */
 	fd_closep(&s.guard);
 	if (s.guard_pid > 0)
-		guard_reap(s.guard_pid);
+		proc_reap_within(s.guard_pid, 1000);
 	ev_fini(&s.ev);
 	close(sigp[0]);
 	close(sigp[1]);

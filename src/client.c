@@ -563,7 +563,7 @@ static void
 reap_child(struct confine *c, bool wait_long)
 {
 	if (c->child > 0)
-		launch_reap(c->child, wait_long ? CLOSE_TIMEOUT_MS : 0);
+		proc_reap_within(c->child, wait_long ? CLOSE_TIMEOUT_MS : 0);
 	c->child = 0;
 }
 

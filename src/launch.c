@@ -1,7 +1,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -9,21 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#ifdef __linux__
-#include <sys/syscall.h>  /* SYS_pidfd_open */
-#endif
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/clock.h"
 #include "src/errmsg.h"
 #include "src/fd.h"
 #ifdef __linux__
 #include "src/image.h"
 #endif
 #include "src/launch.h"
-#include "src/proc.h"
 
 #define HELPER_FD 3
 
@@ -181,40 +174,4 @@ launch_connect(const char *socket_path, int *fd)
 	}
 	*fd = s;
 	return 0;
-}
-
-void
-launch_reap(pid_t pid, int timeout_ms)
-{
-	int64_t until = clock_ns() + (int64_t)timeout_ms * 1000000;
-	pid_t got;
-#ifdef SYS_pidfd_open
-	/* Woken by its exit, not by a clock: no polling for it. */
-	int pfd = timeout_ms > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-#endif
-
-	for (;;) {
-		got = waitpid(pid, NULL, WNOHANG);
-		if (got == pid || (got < 0 && errno != EINTR))
-			break;
-		if (clock_ns() >= until) {
-			/* It has had its chance; it must not linger. */
-			kill(pid, SIGKILL);
-			proc_reap(pid, NULL);
-			break;
-		}
-#ifdef SYS_pidfd_open
-		if (pfd >= 0) {
-			struct pollfd p = { pfd, POLLIN, 0 };
-
-			(void)poll(&p, 1, clock_ms_until(until));
-			continue;
-		}
-#endif
-		usleep(1000);
-	}
-#ifdef SYS_pidfd_open
-	if (pfd >= 0)
-		close(pfd);
-#endif
 }

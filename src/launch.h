@@ -33,11 +33,4 @@ int launch_embedded(const char *path, pid_t *pid, int *fd);
 /* A running helper's socket. */
 int launch_connect(const char *socket_path, int *fd);
 
-/*
- * Reaps pid, waiting up to timeout_ms for it to exit (woken by its exit
- * where pidfds exist, not by a clock), then killing it: it must not
- * linger. 0 waits not at all.
- */
-void launch_reap(pid_t pid, int timeout_ms);
-
 #endif

@@ -6,6 +6,12 @@
 
 /* Reaps pid, retrying on EINTR; status may be NULL. */
 void proc_reap(pid_t pid, int *status);
+/*
+ * Reaps pid, waiting up to timeout_ms for it to exit (woken by its exit
+ * where pidfds exist, not by a clock), then killing it: it must not
+ * linger. 0 waits not at all.
+ */
+void proc_reap_within(pid_t pid, int timeout_ms);
 /* A child that has exited, left unreaped for the caller; 0 when none. */
 pid_t proc_exited_child(void);
 
