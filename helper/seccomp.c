@@ -9,8 +9,6 @@
 
 #include "helper/seccomp.h"
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
 /* helper/seccomp_rules.c's programs, compiled when the helper was built. */
 extern const struct sock_filter seccomp_prebuilt[];
 extern const unsigned short seccomp_prebuilt_count;
@@ -18,27 +16,6 @@ extern const struct sock_filter seccomp_prebuilt_own[];
 extern const unsigned short seccomp_prebuilt_own_count;
 extern const struct sock_filter seccomp_prebuilt_own_net[];
 extern const unsigned short seccomp_prebuilt_own_net_count;
-
-/*
- * personality(2) other than Linux's own personas (and the query): not
- * expressible in one libseccomp rule (one test per argument), so a small
- * filter of its own, loaded beside the first. A foreign architecture is
- * the first filter's to kill: the kernel takes the strictest action of all.
- */
-#define ARG0_LO offsetof(struct seccomp_data, args[0])
-static const struct sock_filter persona[] = {
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 1, 0),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0, 5, 0),        /* PER_LINUX */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x8, 4, 0),        /* PER_LINUX32 */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x20000, 3, 0),    /* UNAME26 */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x20008, 2, 0),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 1, 0), /* the query */
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 
 void
 seccomp_program(enum seccomp_kind kind, struct seccomp_prog *prog)
@@ -109,11 +86,6 @@ seccomp_apply(const struct seccomp_prog *prog, int *listener)
 		}
 	} else {
 		rc = load(prog->insns, prog->count);
-	}
-	if (rc == 0 && (rc = load(persona, NELEM(persona))) != 0 &&
-	    *listener >= 0) {
-		close(*listener);
-		*listener = -1;
 	}
 	return rc;
 }

@@ -1,9 +1,9 @@
 /*
- * The seccomp half of the Linux backend: two filters, loaded in each job
- * with one prctl each, so nothing is allocated after fork. The first is
- * the rules of helper/seccomp_rules.c (docs/linux-contract.md's seccomp
- * table says why each), compiled by libseccomp when the helper was built;
- * the second refuses every personality but Linux's own.
+ * The seccomp half of the Linux backend: one filter, loaded in each job
+ * with one call, so nothing is allocated after fork. It is the rules of
+ * helper/seccomp_rules.c (docs/linux-contract.md's seccomp table says why
+ * each), compiled by libseccomp when the helper was built, behind a few
+ * instructions of ours that refuse every personality but Linux's own.
  */
 #ifndef CONFINE_SECCOMP_H
 #define CONFINE_SECCOMP_H

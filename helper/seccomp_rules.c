@@ -10,7 +10,9 @@
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -83,8 +85,9 @@ static const char *const supervised[] = { "connect", "bind", "listen",
 	"sendmsg", "sendmmsg" };
 
 /* The families of its own sockets there: AF_UNIX, AF_INET, AF_INET6 and
- * AF_NETLINK; the rest, up to AF_MAX and beyond, refused. */
-#define FAMILIES_KNOWN 64
+ * AF_NETLINK; every other value refused. */
+#define FAMILIES_OWN ((1u << AF_UNIX) | (1u << AF_INET) | (1u << AF_INET6) | \
+	(1u << AF_NETLINK))
 
 /* Namespace flags clone() may not take (clone3 is ENOSYS, below). */
 static const unsigned long clone_new[] = {
@@ -176,22 +179,78 @@ unix_type_ok(unsigned t, bool net)
 	    (net && (t == SOCK_DGRAM || t == SOCK_RAW));
 }
 
+/*
+ * Every value of an argument but those in allow (bits 0-31) refused, in
+ * few rules: aligned blocks of refused values, each one masked compare
+ * (the block's value with its low bits masked off), the largest first,
+ * and every value from the one above allow's highest refused as well.
+ * width is the bits the kernel reads: 4 for a socket's type (its low
+ * four bits, SOCK_TYPE_MASK; the flags above them stay free), 32 for a
+ * family. Fewer rules make a shorter program, which every job's start
+ * compiles and every call the job makes runs. also, if set, is a second
+ * comparison every rule makes (on another argument).
+ */
+static int
+refuse_all_but(scmp_filter_ctx ctx, const char *name, unsigned arg,
+    uint32_t allow, unsigned width, const struct scmp_arg_cmp *also)
+{
+	uint32_t full = width >= 32 ? 0xffffffffu : (1u << width) - 1;
+	unsigned top = width >= 32 ? 32 - (unsigned)__builtin_clz(allow) :
+	    1u << width, size, start, v;
+	uint64_t covered = 0, block;
+	struct scmp_arg_cmp cmp[2];
+	int rc = 0;
+
+	for (size = 32; rc == 0 && size >= 1; size /= 2)
+		for (start = 0; rc == 0 && start + size <= top; start += size) {
+			block = ((1ull << size) - 1) << start;
+			if ((block & allow) != 0 || (block & ~covered) == 0)
+				continue;
+			covered |= block;
+			cmp[0] = (struct scmp_arg_cmp){ .arg = arg,
+				.op = SCMP_CMP_MASKED_EQ,
+				.datum_a = full & ~(size - 1), .datum_b = start };
+			if (also != NULL)
+				cmp[1] = *also;
+			rc = rule(ctx, EPERM, name, also != NULL ? 2 : 1, cmp);
+		}
+	for (v = 0; v < top; v++)
+		if (rc == 0 && ((allow >> v) & 1) == 0 &&
+		    ((covered >> v) & 1) == 0)
+			rc = -EINVAL;  /* a value no block covered: never */
+	if (rc == 0 && top <= full) {
+		cmp[0] = (struct scmp_arg_cmp){ .arg = arg,
+			.op = SCMP_CMP_GE, .datum_a = top };
+		if (also != NULL)
+			cmp[1] = *also;
+		rc = rule(ctx, EPERM, name, also != NULL ? 2 : 1, cmp);
+	}
+	return rc;
+}
+
+/* The unix types of unix_type_ok, as refuse_all_but's allow. */
+static uint32_t
+unix_types_ok(bool net)
+{
+	uint32_t ok = 0;
+	unsigned t;
+
+	for (t = 0; t < 16; t++)
+		if (unix_type_ok(t, net))
+			ok |= 1u << t;
+	return ok;
+}
+
 static int
 add_socket_rules(scmp_filter_ctx ctx)
 {
-	int rc = 0, f;
-	unsigned t;
+	struct scmp_arg_cmp unix_only = SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX);
+	int rc;
 
-	for (f = 0; rc == 0 && f < FAMILIES_KNOWN; f++)
-		if (f != AF_UNIX && f != AF_INET && f != AF_INET6 &&
-		    f != AF_NETLINK)
-			rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, f));
+	rc = refuse_all_but(ctx, "socket", 0, FAMILIES_OWN, 32, NULL);
 	if (rc == 0)
-		rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_GE, FAMILIES_KNOWN));
-	for (t = 0; rc == 0 && t < 16; t++)
-		if (!unix_type_ok(t, true))
-			rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
-			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, t));
+		rc = refuse_all_but(ctx, "socket", 1, unix_types_ok(true), 4,
+		    &unix_only);
 	if (rc == 0)
 		rc = RULE(ctx, "socket", SCMP_A0_32(SCMP_CMP_EQ, AF_NETLINK),
 		    SCMP_A2_32(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */));
@@ -267,10 +326,9 @@ add_rules(scmp_filter_ctx ctx, bool own, bool net)
 	 */
 	if (rc == 0)
 		rc = RULE(ctx, "socketpair", SCMP_A0_64(SCMP_CMP_NE, AF_UNIX));
-	for (i = 0; rc == 0 && i < 16; i++)
-		if (!unix_type_ok((unsigned)i, net))
-			rc = RULE(ctx, "socketpair",
-			    SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, i));
+	if (rc == 0)
+		rc = refuse_all_but(ctx, "socketpair", 1, unix_types_ok(net), 4,
+		    NULL);
 	/*
 	 * No name of its own in the host's network namespace: an abstract one
 	 * could be the host's (a service's traffic taken, its own bind
@@ -332,6 +390,40 @@ add_rules(scmp_filter_ctx ctx, bool own, bool net)
 	return rc;  /* 3: IOPRIO_WHO_USER, which glibc does not define */
 }
 
+/*
+ * personality(2) other than Linux's own personas (and the query): not
+ * expressible in libseccomp's rules (one test per argument, and no rule
+ * may allow where the default allows), so a few instructions of our own,
+ * put before libseccomp's program in the same filter: one filter to load
+ * and to run at each call, not two. A call of another architecture goes
+ * on to libseccomp's program, which kills it.
+ */
+#define ARG0_LO offsetof(struct seccomp_data, args[0])
+#define PERSONA_LEN 11
+static void
+persona(struct sock_filter out[PERSONA_LEN], uint32_t arch)
+{
+	/* From instruction i, a jump to the first after these. */
+#define ON(i) (PERSONA_LEN - (i) - 1)
+	const struct sock_filter f[PERSONA_LEN] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, ON(1)),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 0, ON(3)),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0, ON(5), 0), /* PER_LINUX */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x8, ON(6), 0), /* PER_LINUX32 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x20000, ON(7), 0), /* UNAME26 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x20008, ON(8), 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, ON(9), 0), /* query */
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+#undef ON
+	memcpy(out, f, sizeof(f));
+}
+
 int
 seccomp_compile(enum seccomp_kind kind, struct sock_filter **insns,
     unsigned short *count)
@@ -362,21 +454,26 @@ seccomp_compile(enum seccomp_kind kind, struct sock_filter **insns,
 		goto out;
 	}
 	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
-	    st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+	    st.st_size / sizeof(struct sock_filter) + PERSONA_LEN >
+	    BPF_MAXINSNS) {
 		rc = -EINVAL;
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size);
+	buf = malloc(PERSONA_LEN * sizeof(struct sock_filter) +
+	    (size_t)st.st_size);
 	if (buf == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+	persona(buf, seccomp_arch_native());
+	if (pread(fd, (struct sock_filter *)buf + PERSONA_LEN,
+	    (size_t)st.st_size, 0) != st.st_size) {
 		rc = -EIO;
 		goto out;
 	}
 	*insns = buf;
-	*count = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	*count = (unsigned short)(PERSONA_LEN +
+	    st.st_size / sizeof(struct sock_filter));
 	buf = NULL;
 out:
 	free(buf);

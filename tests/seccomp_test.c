@@ -29,6 +29,10 @@
 #define SYS_openat2 437
 #endif
 
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
 #include <cmocka.h>
 
 #include "helper/seccomp.h"
@@ -196,6 +200,199 @@ each_argument_rule_refuses_with_its_errno(void **state)
 	}
 }
 
+/*
+ * The programs read exhaustively, not call by call: a classic BPF
+ * interpreter (the instructions libseccomp and persona() emit, and no
+ * other: an unknown one fails the test) runs a program over made-up
+ * seccomp_data, so every family, type and persona value can be asked,
+ * upper bits and all, without making a socket.
+ */
+static uint32_t
+run_bpf(const struct sock_filter *f, unsigned short n,
+    const struct seccomp_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+	unsigned pc = 0, steps = 0;
+
+	while (pc < n && steps++ < 4096) {
+		const struct sock_filter *i = &f[pc++];
+
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			assert_true(i->k % 4 == 0 && i->k + 4 <= sizeof(*d));
+			memcpy(&a, (const char *)d + i->k, 4);
+			break;
+		case BPF_LD | BPF_MEM:
+			assert_true(i->k < BPF_MEMWORDS);
+			a = mem[i->k];
+			break;
+		case BPF_LDX | BPF_MEM:
+			assert_true(i->k < BPF_MEMWORDS);
+			x = mem[i->k];
+			break;
+		case BPF_ST:
+			assert_true(i->k < BPF_MEMWORDS);
+			mem[i->k] = a;
+			break;
+		case BPF_STX:
+			assert_true(i->k < BPF_MEMWORDS);
+			mem[i->k] = x;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			break;
+		case BPF_MISC | BPF_TAX:
+			x = a;
+			break;
+		case BPF_MISC | BPF_TXA:
+			a = x;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += i->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & i->k) != 0 ? i->jt : i->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			fail_msg("instruction %u: code 0x%x not known here", pc - 1,
+			    i->code);
+		}
+	}
+	fail_msg("the program ran off its end");
+	return 0;
+}
+
+static uint32_t
+verdict(enum seccomp_kind k, int nr, uint32_t arch, uint64_t a0,
+    uint64_t a1, uint64_t a2)
+{
+	struct seccomp_prog prog;
+	struct seccomp_data d;
+
+	memset(&d, 0, sizeof(d));
+	d.nr = nr;
+	d.arch = arch;
+	d.args[0] = a0;
+	d.args[1] = a1;
+	d.args[2] = a2;
+	seccomp_program(k, &prog);
+	return run_bpf(prog.insns, prog.count, &d);
+}
+
+#define REFUSED (SECCOMP_RET_ERRNO | EPERM)
+
+/* A 64-bit argument's values worth asking: low ones, and upper bits set. */
+static uint64_t
+arg_value(unsigned i)
+{
+	static const uint64_t odd[] = { 0x7fffffff, 0x80000000, 0xffffffff,
+		(1ull << 32) | AF_UNIX, (1ull << 32) | AF_INET,
+		(1ull << 40) | AF_NETLINK, (1ull << 63) | AF_INET6,
+		0xffffffff00000001ull };
+
+	return i < 1024 ? i : odd[i - 1024];
+}
+#define ARG_VALUES (1024 + 8)
+
+static void
+every_socket_family_and_type_has_its_verdict(void **state)
+{
+	uint32_t arch = AUDIT_ARCH_X86_64, want, got;
+	unsigned i, t, f;
+	int k;
+
+	(void)state;
+	for (k = 0; k < SECCOMP_KINDS; k++)
+		for (i = 0; i < ARG_VALUES; i++)
+			for (t = 0; t < 16; t++) {
+				uint64_t fam = arg_value(i);
+				uint64_t type = t | (i % 2 ? SOCK_CLOEXEC : 0) |
+				    (i % 3 ? SOCK_NONBLOCK : 0);
+				bool ok = k == SECCOMP_OWN_NET &&
+				    (fam == AF_INET || fam == AF_INET6 ||
+				    fam == AF_NETLINK || (fam == AF_UNIX &&
+				    (t == SOCK_STREAM || t == SOCK_SEQPACKET ||
+				    t == SOCK_DGRAM || t == SOCK_RAW)));
+
+				want = ok ? SECCOMP_RET_ALLOW : REFUSED;
+				got = verdict(k, __NR_socket, arch, fam, type, 0);
+				if (got != want)
+					fail_msg("kind %d: socket(%#llx, %#llx, 0): "
+					    "%#x, wanted %#x", k,
+					    (unsigned long long)fam,
+					    (unsigned long long)type, got, want);
+			}
+	/* Routing netlink only. */
+	for (f = 0; f < 64; f++) {
+		want = f == 0 ? SECCOMP_RET_ALLOW : REFUSED;
+		got = verdict(SECCOMP_OWN_NET, __NR_socket, arch, AF_NETLINK,
+		    SOCK_RAW, f);
+		assert_int_equal(got, want);
+	}
+	/* Pairs: unix stream and seqpacket; datagram ones with an init. */
+	for (k = 0; k < SECCOMP_KINDS; k++)
+		for (i = 0; i < ARG_VALUES; i++)
+			for (t = 0; t < 16; t++) {
+				uint64_t fam = arg_value(i);
+				bool ok = fam == AF_UNIX && (t == SOCK_STREAM ||
+				    t == SOCK_SEQPACKET || (k == SECCOMP_OWN_NET &&
+				    (t == SOCK_DGRAM || t == SOCK_RAW)));
+
+				want = ok ? SECCOMP_RET_ALLOW : REFUSED;
+				got = verdict(k, __NR_socketpair, arch, fam,
+				    t | SOCK_CLOEXEC, 0);
+				if (got != want)
+					fail_msg("kind %d: socketpair(%#llx, %u): "
+					    "%#x, wanted %#x", k,
+					    (unsigned long long)fam, t, got, want);
+			}
+}
+
+static void
+every_persona_but_linux_own_is_refused(void **state)
+{
+	static const uint64_t ok[] = { 0x0, 0x8, 0x20000, 0x20008, 0xffffffff };
+	uint32_t arch = AUDIT_ARCH_X86_64, want, got;
+	unsigned i, j;
+	int k;
+
+	(void)state;
+	for (k = 0; k < SECCOMP_KINDS; k++) {
+		for (i = 0; i < ARG_VALUES + 4; i++) {
+			uint64_t v = i < ARG_VALUES ? arg_value(i) :
+			    (uint64_t)1 << (18 + i - ARG_VALUES);
+			bool allowed = false;
+
+			for (j = 0; j < sizeof(ok) / sizeof(ok[0]); j++)
+				allowed |= (uint32_t)v == ok[j];
+			want = allowed ? SECCOMP_RET_ALLOW : REFUSED;
+			got = verdict(k, __NR_personality, arch, v, 0, 0);
+			if (got != want)
+				fail_msg("kind %d: personality(%#llx): %#x, "
+				    "wanted %#x", k, (unsigned long long)v, got,
+				    want);
+		}
+		/* Another architecture's call is killed, whatever it is. */
+		assert_int_equal(verdict(k, __NR_personality, AUDIT_ARCH_I386,
+		    0x0040000, 0, 0), SECCOMP_RET_KILL_PROCESS);
+		assert_int_equal(verdict(k, 135, AUDIT_ARCH_I386, 0, 0, 0),
+		    SECCOMP_RET_KILL_PROCESS);
+		assert_int_equal(verdict(k, __NR_getpid, arch, 0, 0, 0),
+		    SECCOMP_RET_ALLOW);
+	}
+}
+
 int
 main(void)
 {
@@ -203,6 +400,8 @@ main(void)
 		cmocka_unit_test(the_prebuilt_programs_are_what_libseccomp_compiles),
 		cmocka_unit_test(the_prebuilt_program_refuses),
 		cmocka_unit_test(each_argument_rule_refuses_with_its_errno),
+		cmocka_unit_test(every_socket_family_and_type_has_its_verdict),
+		cmocka_unit_test(every_persona_but_linux_own_is_refused),
 	};
 
 	return cmocka_run_group_tests_name("seccomp", tests, NULL, NULL);
