@@ -18,84 +18,47 @@
 #include "helper/cgroup.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/mountinfo.h"
 #include "src/proc.h"
 
 /*
  * Where a hierarchy is mounted: the mount point of the first mountinfo
  * line whose type is fstype and, for v1, whose super options list opt.
  */
+struct hierarchy {
+	const char *fstype, *opt;
+	char *out;
+	size_t len;
+};
+
+static int
+is_hierarchy(const struct mountinfo_entry *e, void *arg)
+{
+	const struct hierarchy *h = arg;
+	const char *o = e->super;
+	size_t n = h->opt != NULL ? strlen(h->opt) : 0;
+	bool has = h->opt == NULL;
+
+	if (strcmp(e->type, h->fstype) != 0)
+		return 0;
+	while (!has && *o != '\0') {
+		size_t k = strcspn(o, ",");
+
+		has = k == n && strncmp(o, h->opt, n) == 0;
+		o += k + (o[k] == ',');
+	}
+	if (!has)
+		return 0;
+	return strlcpy(h->out, e->point, h->len) < h->len ? 1 : -ENAMETOOLONG;
+}
+
 static int
 mount_point(const char *fstype, const char *opt, char *out, size_t len)
 {
-	char line[1024], *sep, *fields[5], *p, *type, *super;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int i, found = -ENOENT;
+	struct hierarchy h = { fstype, opt, out, len };
+	int rc = mountinfo_each(is_hierarchy, &h);
 
-	if (f == NULL)
-		return -errno;
-	while (found != 0 && fgets(line, sizeof(line), f) != NULL) {
-		/* id parent major:minor root mountpoint ... - type source super */
-		sep = strstr(line, " - ");
-		if (sep == NULL)
-			continue;
-		*sep = '\0';
-		p = line;
-		for (i = 0; i < 5 && p != NULL; i++)
-			fields[i] = strsep(&p, " ");
-		if (i < 5 || fields[4] == NULL)
-			continue;
-		p = sep + 3;
-		type = strsep(&p, " ");
-		(void)strsep(&p, " ");
-		super = p ? strsep(&p, " \n") : NULL;
-		if (type == NULL || strcmp(type, fstype) != 0)
-			continue;
-		if (opt != NULL) {
-			bool has = false;
-			char *o;
-
-			while (super != NULL && (o = strsep(&super, ",")) != NULL)
-				if (strcmp(o, opt) == 0)
-					has = true;
-			if (!has)
-				continue;
-		}
-		if (strlen(fields[4]) < len) {
-			strcpy(out, fields[4]);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* Our cgroup in a hierarchy: "0::/path" for v2, "N:ctl,..:/path" for v1. */
-static int
-own_cgroup(const char *controller, char *out, size_t len)
-{
-	char line[1024], *p, *ctls, *path;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	int found = -ENOENT;
-
-	if (f == NULL)
-		return -errno;
-	while (found != 0 && fgets(line, sizeof(line), f) != NULL) {
-		p = line;
-		(void)strsep(&p, ":");
-		ctls = strsep(&p, ":");
-		path = p ? strsep(&p, "\n") : NULL;
-		if (ctls == NULL || path == NULL)
-			continue;
-		if (controller == NULL ? *ctls != '\0' :
-		    strstr(ctls, controller) == NULL)
-			continue;
-		if (strlen(path) < len) {
-			strcpy(out, path);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
+	return rc == 1 ? 0 : rc == 0 ? -ENOENT : rc;
 }
 
 static int
@@ -269,7 +232,7 @@ make_base(const char *fstype, const char *opt, const char *controller,
 	int fd;
 
 	if (mount_point(fstype, opt, mnt, sizeof(mnt)) != 0 ||
-	    own_cgroup(controller, own, sizeof(own)) != 0)
+	    proc_own_cgroup(controller, own, sizeof(own)) != 0)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
 	/* Read-only (Bazel's sandbox): nothing to make, nothing to sweep. */

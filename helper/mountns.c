@@ -114,45 +114,39 @@ kept_flags(const char *path, int *err)
 	return ms;
 }
 
+struct legacy_attr {
+	const char *path;
+	unsigned long set;
+};
+
+/* One mount at or beneath path: remounted with set, its own flags kept. */
+static int
+legacy_remount(const struct mountinfo_entry *e, void *arg)
+{
+	const struct legacy_attr *a = arg;
+	unsigned long flags;
+	int err;
+
+	if (mountinfo_covers(a->path, e->point) == 0)
+		return 0;
+	flags = kept_flags(e->point, &err);
+	if (err == -EACCES || err == -ENOENT)
+		return 0;
+	if (err == 0 && mount("none", e->point, "none", MS_REMOUNT | MS_BIND |
+	    flags | a->set, NULL) != 0)
+		err = errno == EACCES || errno == ENOENT ? 0 : -errno;
+	return err;
+}
+
 static int
 legacy_set_attr(const char *path, unsigned long set)
 {
-	char *line = NULL, *p, *f = NULL;
-	size_t cap = 0;
-	unsigned long flags;
-	FILE *mi;
-	int i, rc = 0, err;
+	struct legacy_attr a = { path, set };
 
 	if (mount("none", path, "none", MS_REC | MS_PRIVATE, NULL) != 0)
 		return -errno;
-	mi = fopen("/proc/self/mountinfo", "re");
-	if (mi == NULL)
-		return -errno;
-	while (rc == 0 && getline(&line, &cap, mi) > 0) {
-		/* id parent major:minor root MOUNT-POINT ... */
-		p = line;
-		for (i = 0; i < 5 && (f = strsep(&p, " ")) != NULL; i++)
-			;
-		if (i < 5 || p == NULL) {
-			rc = -EIO;  /* never a mount left as it was */
-			break;
-		}
-		mountinfo_unescape(f);
-		if (mountinfo_covers(path, f) == 0)
-			continue;
-		flags = kept_flags(f, &err);
-		if (err == -EACCES || err == -ENOENT)
-			continue;
-		if (err == 0 && mount("none", f, "none", MS_REMOUNT | MS_BIND |
-		    flags | set, NULL) != 0)
-			err = errno == EACCES || errno == ENOENT ? 0 : -errno;
-		rc = err;
-	}
-	if (rc == 0 && ferror(mi))
-		rc = -EIO;
-	free(line);
-	fclose(mi);
-	return rc;
+	/* A line not read whole fails it: never a mount left as it was. */
+	return mountinfo_each(legacy_remount, &a);
 }
 
 static bool

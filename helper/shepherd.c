@@ -400,6 +400,18 @@ ns_kill(struct shep *s, int sig)
 	return -1;
 }
 
+#ifdef __linux__
+static int
+kill_child(pid_t child, void *arg)
+{
+	struct shep *s = arg;
+
+	if (kill(child, SIGKILL) == 0)
+		s->swept++;
+	return 0;
+}
+#endif
+
 /*
  * SIGKILL to every child. They are ours and unreaped, so no pid here can
  * belong to anyone else. Their own children come back to us next round.
@@ -408,40 +420,13 @@ static void
 kill_children(struct shep *s)
 {
 #ifdef __linux__
-	char path[64], buf[4096];
-
 	/* pid 1 of the job's namespace: every process in it but us. */
 	if (s->init) {
 		if (ns_kill(s, SIGKILL) == 0)
 			s->swept++;
 		return;
 	}
-	long pid = 0;
-	bool digits = false;
-	ssize_t n, i;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
-	    (long)getpid());
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (i = 0; i < n; i++) {
-			if (buf[i] >= '0' && buf[i] <= '9') {
-				pid = pid * 10 + (buf[i] - '0');
-				digits = true;
-			} else if (digits) {
-				if (kill((pid_t)pid, SIGKILL) == 0)
-					s->swept++;
-				pid = 0;
-				digits = false;
-			}
-		}
-	}
-	if (digits && kill((pid_t)pid, SIGKILL) == 0)
-		s->swept++;
-	close(fd);
+	(void)proc_children_each(getpid(), getpid(), kill_child, s);
 #else
 	(void)s;  /* no subreaper: orphans are not ours to find */
 #endif

@@ -1,3 +1,6 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/mountinfo.h"
@@ -29,4 +32,48 @@ mountinfo_covers(const char *point, const char *path)
 		return 1;
 	return strncmp(point, path, n) == 0 &&
 	    (path[n] == '/' || path[n] == '\0') ? n : 0;
+}
+
+int
+mountinfo_each(int (*fn)(const struct mountinfo_entry *, void *), void *arg)
+{
+	char *line = NULL, *p, *sep, *f[6];
+	struct mountinfo_entry e;
+	size_t cap = 0;
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	int i, rc = 0;
+
+	if (mi == NULL)
+		return -errno;
+	while (rc == 0 && getline(&line, &cap, mi) > 0) {
+		/* id parent major:minor root point opts [tags] - type source super */
+		line[strcspn(line, "\n")] = '\0';
+		if ((sep = strstr(line, " - ")) == NULL) {
+			rc = -EIO;
+			break;
+		}
+		*sep = '\0';
+		p = line;
+		for (i = 0; i < 6 && (f[i] = strsep(&p, " ")) != NULL; i++)
+			;
+		p = sep + 3;
+		e.type = strsep(&p, " ");
+		e.source = strsep(&p, " ");
+		e.super = p;
+		if (i < 6 || e.type == NULL || e.source == NULL || e.super == NULL) {
+			rc = -EIO;
+			break;
+		}
+		mountinfo_unescape(f[3]);
+		mountinfo_unescape(f[4]);
+		e.root = f[3];
+		e.point = f[4];
+		e.opts = f[5];
+		rc = fn(&e, arg);
+	}
+	if (rc == 0 && ferror(mi))
+		rc = -EIO;
+	free(line);
+	fclose(mi);
+	return rc;
 }

@@ -1,6 +1,9 @@
 #include <errno.h>
 #include <poll.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #ifdef __linux__
 #include <sys/syscall.h>  /* SYS_pidfd_open */
@@ -80,4 +83,93 @@ proc_helper_signals(void)
 		(void)signal(dfl[i], SIG_DFL);
 	for (i = 0; i < sizeof(ign) / sizeof(ign[0]); i++)
 		(void)signal(ign[i], SIG_IGN);
+}
+
+long
+proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
+{
+#ifdef __linux__
+	char path[64], buf[4096];
+	long v = 0, given = 0;
+	bool digits = false, stop = false;
+	ssize_t n, i;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
+	    (long)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	/* Numbers split across reads carry over: none is lost at a seam. */
+	while (!stop && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n && !stop; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				v = v * 10 + (buf[i] - '0');
+				digits = true;
+				continue;
+			}
+			if (digits) {
+				given++;
+				stop = fn((pid_t)v, arg) != 0;
+			}
+			v = 0;
+			digits = false;
+		}
+	err = n < 0 && !stop ? errno : 0;
+	if (digits && !stop) {
+		given++;
+		(void)fn((pid_t)v, arg);
+	}
+	close(fd);
+	return err != 0 ? -err : given;
+#else
+	(void)pid;
+	(void)tid;
+	(void)fn;
+	(void)arg;
+	return -ENOSYS;
+#endif
+}
+
+/* Whether the comma-separated list names name, whole. */
+static bool
+lists(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (*p != '\0') {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && strncmp(p, name, n) == 0)
+			return true;
+		p += k;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+int
+proc_own_cgroup(const char *controller, char *out, size_t len)
+{
+	char line[4096], *p, *ctls, *path;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int rc = -ENOENT;
+
+	if (f == NULL)
+		return -errno;
+	while (rc == -ENOENT && fgets(line, sizeof(line), f) != NULL) {
+		/* id:controllers:path, the v2 one with no controllers. */
+		p = line;
+		(void)strsep(&p, ":");
+		ctls = strsep(&p, ":");
+		path = p != NULL ? strsep(&p, "\n") : NULL;
+		if (ctls == NULL || path == NULL)
+			continue;
+		if (controller == NULL ? *ctls != '\0' : !lists(ctls, controller))
+			continue;
+		rc = strlcpy(out, path, len) < len ? 0 : -ENAMETOOLONG;
+	}
+	fclose(f);
+	return rc;
 }

@@ -1,7 +1,12 @@
-/* Children: reaping them, and finding one that has exited. */
+/*
+ * Children: reaping them, finding one that has exited, and listing them;
+ * and a process's own cgroup. The one reader of these /proc files for the
+ * helper, the tests and the benchmark alike.
+ */
 #ifndef CONFINE_PROC_H
 #define CONFINE_PROC_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Reaps pid, retrying on EINTR; status may be NULL. */
@@ -24,5 +29,24 @@ pid_t proc_exited_child(void);
  * this process's.
  */
 void proc_helper_signals(void);
+
+/*
+ * Each child of pid's thread tid, as /proc/PID/task/TID/children lists
+ * them (a process's children are its threads': tid is the one that made
+ * them), given to fn with arg in order while the list is read, however
+ * long it is. fn's nonzero stops the list. Returns how many fn was given,
+ * or -errno when there is no list to read (no /proc; a kernel without
+ * CONFIG_PROC_CHILDREN; not Linux: -ENOSYS).
+ */
+long proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *),
+    void *arg);
+
+/*
+ * This process's cgroup in a hierarchy, from /proc/self/cgroup: the v2 one
+ * ("0::/path") when controller is NULL, else the v1 hierarchy whose
+ * controllers ("N:a,b:/path") name it. 0, -ENOENT when none does,
+ * -ENAMETOOLONG when out is short, or -errno.
+ */
+int proc_own_cgroup(const char *controller, char *out, size_t len);
 
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "src/fd.h"
+#include "src/proc.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 
@@ -450,26 +451,29 @@ is_prepared(pid_t pid)
 	return yes;
 }
 
+struct kids {
+	pid_t *out;
+	int cap, n;
+	bool prepared;
+};
+
+static int
+one_kid(pid_t child, void *arg)
+{
+	struct kids *k = arg;
+
+	if (k->n < k->cap && is_prepared(child) == k->prepared)
+		k->out[k->n++] = child;
+	return k->n == k->cap;
+}
+
 static int
 children(pid_t pid, pid_t *out, int cap, bool prepared)
 {
-	char path[96], *s, *p, *end;
-	int n = 0;
-	long v;
+	struct kids k = { out, cap, 0, prepared };
 
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
-	    (long)pid);
-	s = tu_slurp(path, NULL);
-	assert_non_null(s);
-	for (p = s; n < cap; p = end) {
-		v = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (is_prepared((pid_t)v) == prepared)
-			out[n++] = (pid_t)v;
-	}
-	free(s);
-	return n;
+	assert_true(proc_children_each(pid, pid, one_kid, &k) >= 0);
+	return k.n;
 }
 
 int

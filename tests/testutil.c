@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/mountinfo.h"
+#include "src/proc.h"
 #include "tests/testutil.h"
 
 #ifdef __linux__
@@ -433,30 +435,31 @@ tu_accept_now(int fd)
  * The mount point of a cgroup hierarchy, from mountinfo: cgroup2 when
  * controller is NULL, else the v1 one whose super options list it.
  */
+struct hierarchy {
+	const char *controller;
+	char *found;
+};
+
+static int
+is_hierarchy(const struct mountinfo_entry *e, void *arg)
+{
+	struct hierarchy *h = arg;
+
+	if (h->controller == NULL ? strcmp(e->type, "cgroup2") != 0 :
+	    strcmp(e->type, "cgroup") != 0 ||
+	    strstr(e->super, h->controller) == NULL)
+		return 0;
+	h->found = strdup(e->point);
+	return 1;
+}
+
 static char *
 cgroup_mount(const char *controller)
 {
-	char *text = tu_slurp("/proc/self/mountinfo", NULL), *line, *next;
-	char *found = NULL, mnt[512], type[64], opts[512];
+	struct hierarchy h = { controller, NULL };
 
-	if (text == NULL)
-		return NULL;
-	for (line = text; line != NULL && found == NULL; line = next) {
-		const char *dash;
-
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		dash = strstr(line, " - ");
-		if (dash == NULL ||
-		    sscanf(dash, " - %63s %*s %511s", type, opts) != 2 ||
-		    sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1)
-			continue;
-		if (controller == NULL ? strcmp(type, "cgroup2") == 0 :
-		    strcmp(type, "cgroup") == 0 && strstr(opts, controller) != NULL)
-			found = strdup(mnt);
-	}
-	free(text);
-	return found;
+	(void)mountinfo_each(is_hierarchy, &h);
+	return h.found;
 }
 
 char *
@@ -553,24 +556,10 @@ leave_cgroups(void)
 static char *
 own_path(const char *controller)
 {
-	char *text = tu_slurp("/proc/self/cgroup", NULL), *line, *next, *found = NULL;
+	char path[PATH_MAX];
 
-	for (line = text; line != NULL && found == NULL; line = next) {
-		char *names, *path;
-
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		if ((names = strchr(line, ':')) == NULL ||
-		    (path = strchr(names + 1, ':')) == NULL)
-			continue;
-		*path++ = '\0';
-		names++;
-		if (controller == NULL ? names[0] == '\0' :
-		    strstr(names, controller) != NULL)
-			found = strdup(path);
-	}
-	free(text);
-	return found;
+	return proc_own_cgroup(controller, path, sizeof(path)) == 0 ?
+	    strdup(path) : NULL;
 }
 
 /* Into a fresh test.<pid> beside our cgroup of one hierarchy. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "src/mountinfo.h"
+#include "src/proc.h"
 #include "tools/bench/bench.h"
 
 /* "Field:   1234 kB" in a status-like file; -1 when absent. */
@@ -118,38 +119,28 @@ proc_oncpu_ns(pid_t pid)
 	return ns;
 }
 
+struct into {
+	pid_t *out;
+	size_t max, n;
+};
+
+static int
+put_child(pid_t child, void *arg)
+{
+	struct into *in = arg;
+
+	if (in->n < in->max)
+		in->out[in->n] = child;
+	in->n++;
+	return 0;
+}
+
 size_t
 proc_children(pid_t pid, pid_t *out, size_t max)
 {
-	char path[64], buf[4096];
-	size_t n = 0;
-	long v = 0;
-	int digits = 0, fd;
-	ssize_t got, i;
+	struct into in = { out, max, 0 };
 
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
-	    (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < got; i++) {
-			if (buf[i] >= '0' && buf[i] <= '9') {
-				v = v * 10 + (buf[i] - '0');
-				digits = 1;
-				continue;
-			}
-			if (digits && n < max)
-				out[n] = (pid_t)v;
-			n += (size_t)digits;
-			v = 0;
-			digits = 0;
-		}
-	if (digits && n < max)
-		out[n] = (pid_t)v;
-	n += (size_t)digits;
-	close(fd);
-	return n;
+	return proc_children_each(pid, pid, put_child, &in) < 0 ? 0 : in.n;
 }
 
 long
@@ -202,46 +193,39 @@ proc_fd_count(pid_t pid)
 	return n;
 }
 
+struct best_mount {
+	const char *path, *fstype;
+	struct proc_mount *out;
+	size_t best;
+	int rc;
+};
+
+/* The deepest mount covering path, or (path NULL) the first of fstype. */
+static int
+better_mount(const struct mountinfo_entry *e, void *arg)
+{
+	struct best_mount *b = arg;
+	size_t n = 0;
+
+	if (b->path == NULL ? strcmp(e->type, b->fstype) != 0 :
+	    (n = mountinfo_covers(e->point, b->path)) == 0 || n < b->best)
+		return 0;
+	b->best = n;
+	snprintf(b->out->point, sizeof(b->out->point), "%s", e->point);
+	snprintf(b->out->type, sizeof(b->out->type), "%s", e->type);
+	snprintf(b->out->opts, sizeof(b->out->opts), "%s", e->opts);
+	snprintf(b->out->super, sizeof(b->out->super), "%s", e->super);
+	b->rc = 0;
+	return b->path == NULL;
+}
+
 int
 proc_mount(const char *path, const char *fstype, struct proc_mount *out)
 {
-	char *line = NULL, *p, *sep, *f[6], *type, *super;
-	size_t cap = 0, best = 0, n = 0;
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
-	int i, rc = -ENOENT;
+	struct best_mount b = { path, fstype, out, 0, -ENOENT };
+	int rc = mountinfo_each(better_mount, &b);
 
-	if (mi == NULL)
-		return -errno;
-	while (getline(&line, &cap, mi) > 0) {
-		/* id parent major:minor root point opts [tags] - type source super */
-		if ((sep = strstr(line, " - ")) == NULL)
-			continue;
-		*sep = '\0';
-		p = line;
-		for (i = 0; i < 6 && (f[i] = strsep(&p, " ")) != NULL; i++)
-			;
-		p = sep + 3;
-		type = strsep(&p, " ");
-		(void)strsep(&p, " ");
-		super = p != NULL ? strsep(&p, " \n") : NULL;
-		if (i < 6 || type == NULL || super == NULL)
-			continue;
-		mountinfo_unescape(f[4]);
-		if (path == NULL ? strcmp(type, fstype) != 0 :
-		    (n = mountinfo_covers(f[4], path)) == 0 || n < best)
-			continue;
-		best = path == NULL ? 0 : n;
-		snprintf(out->point, sizeof(out->point), "%s", f[4]);
-		snprintf(out->type, sizeof(out->type), "%s", type);
-		snprintf(out->opts, sizeof(out->opts), "%s", f[5]);
-		snprintf(out->super, sizeof(out->super), "%s", super);
-		rc = 0;
-		if (path == NULL)
-			break;
-	}
-	free(line);
-	fclose(mi);
-	return rc;
+	return rc < 0 ? rc : b.rc;
 }
 
 bool
@@ -252,21 +236,13 @@ proc_cgroup_kill(void)
 	struct statvfs vfs;
 	struct dirent *e;
 	bool found = false;
-	FILE *f;
 	DIR *d;
 
 	if (proc_mount(NULL, "cgroup2", &m) != 0 ||
-	    (f = fopen("/proc/self/cgroup", "re")) == NULL)
-		return false;
-	while (fgets(own, sizeof(own), f) != NULL &&
-	    strncmp(own, "0::", 3) != 0)
-		own[0] = '\0';
-	fclose(f);
-	own[strcspn(own, "\n")] = '\0';
-	if (strncmp(own, "0::/", 4) != 0)
+	    proc_own_cgroup(NULL, own, sizeof(own)) != 0 || own[0] != '/')
 		return false;
 	snprintf(dir, sizeof(dir), "%s%s", m.point,
-	    strcmp(own + 3, "/") == 0 ? "" : own + 3);
+	    strcmp(own, "/") == 0 ? "" : own);
 	/* As the helper decides: read-only in Bazel's sandbox, say. */
 	if (statvfs(dir, &vfs) != 0 || (vfs.f_flag & ST_RDONLY) ||
 	    access(dir, W_OK) != 0)

@@ -1,0 +1,176 @@
+/*
+ * The one reader of /proc's children lists, its cgroup file and its
+ * mountinfo (src/proc.h, src/mountinfo.h), which the helper, the tests
+ * and the benchmark share: each checked against what the kernel says by
+ * another way.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/mountinfo.h"
+#include "src/proc.h"
+
+#define KIDS 5
+
+struct seen {
+	pid_t got[KIDS + 1];
+	int n, stop_at;
+};
+
+static int
+note(pid_t child, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < KIDS + 1)
+		s->got[s->n] = child;
+	s->n++;
+	return s->n == s->stop_at;
+}
+
+static void
+children_are_listed_in_order_and_the_list_stops_when_told(void **state)
+{
+	pid_t kid[KIDS];
+	struct seen s = { .stop_at = 0 };
+	int i;
+
+	(void)state;
+	/* None yet (a test runner's own children are not ours). */
+	assert_int_equal(proc_children_each(getpid(), getpid(), note, &s), 0);
+	for (i = 0; i < KIDS; i++) {
+		kid[i] = fork();
+		assert_true(kid[i] >= 0);
+		if (kid[i] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	assert_int_equal(proc_children_each(getpid(), getpid(), note, &s), KIDS);
+	assert_int_equal(s.n, KIDS);
+	for (i = 0; i < KIDS; i++)
+		assert_int_equal(s.got[i], kid[i]);
+	/* fn's nonzero ends it: two given, not five. */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	assert_int_equal(proc_children_each(getpid(), getpid(), note, &s), 2);
+	assert_int_equal(s.got[1], kid[1]);
+	for (i = 0; i < KIDS; i++) {
+		kill(kid[i], SIGKILL);
+		proc_reap(kid[i], NULL);
+	}
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(proc_children_each(getpid(), getpid(), note, &s), 0);
+	/* No such process: its error, not an empty list. */
+	assert_int_equal(proc_children_each(kid[0], kid[0], note, &s), -ENOENT);
+}
+
+static void
+own_cgroup_is_the_line_the_kernel_gives(void **state)
+{
+	char want[4096] = "", got[4096], tiny[2];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int rc;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(want, sizeof(want), f) != NULL &&
+	    strncmp(want, "0::", 3) != 0)
+		want[0] = '\0';
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	/* This machine has a v2 hierarchy (hybrid or unified): its line. */
+	assert_true(strncmp(want, "0::/", 4) == 0);
+	assert_int_equal(proc_own_cgroup(NULL, got, sizeof(got)), 0);
+	assert_string_equal(got, want + 3);
+	rc = proc_own_cgroup(NULL, tiny, sizeof(tiny));
+	assert_int_equal(rc, strlen(want + 3) < sizeof(tiny) ? 0 : -ENAMETOOLONG);
+	/* A controller is named whole: no hierarchy lists "emor". */
+	assert_int_equal(proc_own_cgroup("emor", got, sizeof(got)), -ENOENT);
+}
+
+struct find {
+	const char *point;
+	dev_t dev;
+	bool found;
+	int lines;
+};
+
+static int
+find_point(const struct mountinfo_entry *e, void *arg)
+{
+	struct find *fd = arg;
+
+	fd->lines++;
+	assert_non_null(e->root);
+	assert_non_null(e->opts);
+	assert_non_null(e->type);
+	assert_non_null(e->source);
+	assert_non_null(e->super);
+	if (strcmp(e->point, fd->point) == 0 && strcmp(e->type, "proc") == 0)
+		fd->found = true;
+	return 0;
+}
+
+static int
+stop_at_third(const struct mountinfo_entry *e, void *arg)
+{
+	int *n = arg;
+
+	(void)e;
+	return ++*n == 3 ? 42 : 0;
+}
+
+static void
+mountinfo_lists_each_mount_and_stops_when_told(void **state)
+{
+	struct find fd = { "/proc", 0, false, 0 };
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(mountinfo_each(find_point, &fd), 0);
+	assert_true(fd.found);
+	assert_true(fd.lines >= 2);
+	if (fd.lines >= 3) {
+		assert_int_equal(mountinfo_each(stop_at_third, &n), 42);
+		assert_int_equal(n, 3);
+	}
+}
+
+static void
+mountinfo_paths_are_unescaped(void **state)
+{
+	char s[] = "/var/tmp/a\\040b\\011c\\134d";
+
+	(void)state;
+	mountinfo_unescape(s);
+	assert_string_equal(s, "/var/tmp/a b\tc\\d");
+	assert_int_equal(mountinfo_covers("/", "/x"), 1);
+	assert_int_equal(mountinfo_covers("/var", "/var/tmp"), 4);
+	assert_int_equal(mountinfo_covers("/var", "/variable"), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(children_are_listed_in_order_and_the_list_stops_when_told),
+		cmocka_unit_test(own_cgroup_is_the_line_the_kernel_gives),
+		cmocka_unit_test(mountinfo_lists_each_mount_and_stops_when_told),
+		cmocka_unit_test(mountinfo_paths_are_unescaped),
+	};
+
+	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
+}
