@@ -17,6 +17,7 @@
 #include "helper/child.h"
 #include "src/wire.h"
 #include "src/fd.h"
+#include "src/proc.h"
 #ifdef __linux__
 #include "helper/caps.h"
 #include "helper/cgroup.h"
@@ -114,16 +115,9 @@ place_stdio(const int want[3], int *errfd, bool unshare)
 static int
 reset_signals(void)
 {
-	struct sigaction sa;
 	sigset_t none;
-	int sig;
 
-	sa.sa_handler = SIG_DFL;
-	sa.sa_flags = 0;
-	sigemptyset(&sa.sa_mask);
-	/* SIGKILL, SIGSTOP and the C library's own signals refuse: fine. */
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
+	proc_signals_default();
 	sigemptyset(&none);
 	return sigprocmask(SIG_SETMASK, &none, NULL) == 0 ? 0 : -errno;
 }

@@ -23,6 +23,7 @@
 #include "src/fd.h"
 #include "src/frame.h"
 #include "src/proc.h"
+#include "src/sigpipe.h"
 #include "src/table.h"
 #include "src/wire.h"
 
@@ -127,7 +128,6 @@ struct srv {
 static enum watch signals_watch = W_SIGNALS;
 static enum watch listen_watch = W_LISTEN;
 
-static int sig_fd = -1;
 static bool logging;
 
 /* One line on stderr, when the helper was asked to log (listening). */
@@ -145,18 +145,6 @@ say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
-}
-
-static void
-on_signal(int sig)
-{
-	unsigned char b = (unsigned char)sig;
-	int saved = errno;
-
-	if (write(sig_fd, &b, 1) < 0) {
-		/* Full: the loop is already behind on signals; it reaps all. */
-	}
-	errno = saved;
 }
 
 static int
@@ -963,54 +951,46 @@ run_timers(struct srv *s, int64_t now)
 }
 
 static void
-on_signals(struct srv *s, int fd)
+on_signal(int sig, void *arg)
 {
-	unsigned char buf[64];
-	ssize_t n, i;
+	struct srv *s = arg;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++) {
-			if ((buf[i] == SIGTERM || buf[i] == SIGINT) &&
-			    !s->stopping) {
-				say("%s: stopping, %zu job%s to cancel",
-				    buf[i] == SIGTERM ? "SIGTERM" : "SIGINT",
-				    s->njobs, s->njobs == 1 ? "" : "s");
-				s->stopping = true;
-			}
-			/* SIGHUP is our parent-death signal; check it is so. */
-			if (buf[i] == SIGHUP && s->parent > 0 &&
-			    getppid() != s->parent)
-				s->stopping = true;
-		}
+	if ((sig == SIGTERM || sig == SIGINT) && !s->stopping) {
+		say("%s: stopping, %zu job%s to cancel",
+		    sig == SIGTERM ? "SIGTERM" : "SIGINT", s->njobs,
+		    s->njobs == 1 ? "" : "s");
+		s->stopping = true;
+	}
+	/* SIGHUP is our parent-death signal; check it is so. */
+	if (sig == SIGHUP && s->parent > 0 && getppid() != s->parent)
+		s->stopping = true;
 }
 
+static void
+on_signals(struct srv *s, int fd)
+{
+	sigpipe_drain(fd, on_signal, s);
+}
+
+/* The self-pipe's read end, or -errno. */
 static int
-set_signals(int sigp[2])
+set_signals(void)
 {
 	static const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
-	struct sigaction sa;
 	sigset_t mask;
 	size_t i;
-	int rc;
+	int fd;
 
-	if ((rc = fd_pipe(sigp)) != 0 || (rc = fd_nonblock(sigp[0])) != 0 ||
-	    (rc = fd_nonblock(sigp[1])) != 0)
-		return rc;
-	sig_fd = sigp[1];
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	fd = sigpipe_open(sigs, sizeof(sigs) / sizeof(sigs[0]),
+	    SA_RESTART | SA_NOCLDSTOP);
+	if (fd < 0)
+		return fd;
 	sigemptyset(&mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&mask, sigs[i]);
-	}
 	/* Whoever started us may have held them until now. */
 	sigprocmask(SIG_UNBLOCK, &mask, NULL);
-	return 0;
+	return fd;
 }
 
 static bool
@@ -1135,7 +1115,7 @@ serve(const struct serve_opts *o)
 #ifdef __linux__
 	struct prepared first;
 #endif
-	int keep[5], sigp[2] = { -1, -1 }, rc = 0;
+	int keep[5], sigfd, rc = 0;
 	struct hjob *h;
 	struct conn *c;
 
@@ -1155,8 +1135,8 @@ serve(const struct serve_opts *o)
 	s.self = geteuid();
 	s.allow = o->allow;
 	s.nallow = o->nallow;
-	if (set_signals(sigp) != 0 || ev_init(&s.ev, o->force_poll) != 0 ||
-	    ev_add(&s.ev, sigp[0], EV_IN, &signals_watch) != 0)
+	if ((sigfd = set_signals()) < 0 || ev_init(&s.ev, o->force_poll) != 0 ||
+	    ev_add(&s.ev, sigfd, EV_IN, &signals_watch) != 0)
 		return 1;
 #ifdef __linux__
 	if (s.parent > 0) {
@@ -1209,7 +1189,7 @@ serve(const struct serve_opts *o)
 	if (o->fd >= 0 && conn_add(&s, o->fd) == NULL)
 		rc = 1;
 	while (rc == 0 && !done(&s))
-		step(&s, sigp[0]);
+		step(&s, sigfd);
 #ifdef __linux__
 	/* Killed and waited for: their tmps, and the dropped ones', removed. */
 	prepared_drain(&s.pool, true);
@@ -1233,7 +1213,6 @@ serve(const struct serve_opts *o)
 	if (s.guard_pid > 0)
 		proc_reap_within(s.guard_pid, 1000);
 	ev_fini(&s.ev);
-	close(sigp[0]);
-	close(sigp[1]);
+	sigpipe_close(sigfd);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include "src/wire.h"
 #include "src/fd.h"
 #include "src/proc.h"
+#include "src/sigpipe.h"
 
 void
 shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
@@ -71,30 +72,16 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	    -EBADMSG;
 }
 
-static int sigchld_fd = -1;
-
 #ifdef __linux__
 #define SHEP_SUP_MAX (1 + SUP_PENDING)
 #else
 #define SHEP_SUP_MAX 0
 #endif
 
-static void
-on_sigchld(int sig)
-{
-	int saved = errno;
-
-	(void)sig;
-	if (write(sigchld_fd, "", 1) < 0) {
-		/* Full pipe: a wake-up is already pending. */
-	}
-	errno = saved;
-}
-
 struct shep {
 	int ctl;
 	int errp;          /* read end of the job's exec-error pipe, or -1 */
-	int sigp[2];
+	int sigfd;        /* the self-pipe: SIGCHLD */
 	pid_t group;       /* the job's pgid: its own pid, or ours */
 	bool session;      /* the job leads its session: we signal its group */
 	bool init;         /* we are pid 1 of the job's PID namespace */
@@ -583,36 +570,22 @@ shepherd_remove(int ctl, const struct ident *become, const struct ident *self,
 }
 
 static void
-drain(int fd)
-{
-	char buf[64];
-
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
-}
-
-static void
 set_signals(sigset_t *chld)
 {
 	struct sigaction sa;
-	int sig;
 
 	sigemptyset(chld);
 	sigaddset(chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, chld, NULL);
 	/* The helper's handlers refer to its state: none of them apply here. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGCHLD)
-			(void)sigaction(sig, &sa, NULL);
+	proc_signals_default();
 	proc_helper_signals();
+	/* A report to a helper gone is an error to read, not our death. */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = on_sigchld;
-	sa.sa_flags = SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, NULL);
+	/* SIGCHLD's own, with the self-pipe: shepherd_main, still blocked. */
 }
 
 /* The job is in its group, and a kill of the group cannot reach us. */
@@ -781,7 +754,7 @@ void
 shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
     const struct init_prep *pr)
 {
-	struct shep s = { .ctl = ctl, .errp = -1, .sigp = { -1, -1 }, .sys = sys,
+	struct shep s = { .ctl = ctl, .errp = -1, .sigfd = -1, .sys = sys,
 		.session = plan->own_session, .init = plan->in_init,
 		.host_root = -1, .host_proc = -1, .ns_proc = -1,
 #ifdef __linux__
@@ -839,10 +812,14 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 	if (plan->subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		setup_failed(&s, OP_NONE, errno);
 #endif
-	if ((rc = fd_pipe(s.sigp)) != 0 || (rc = fd_nonblock(s.sigp[0])) != 0 ||
-	    (rc = fd_nonblock(s.sigp[1])) != 0 || (rc = errp_make(&s, errp)) != 0)
+	{
+		static const int sigs[] = { SIGCHLD };
+
+		if ((s.sigfd = sigpipe_open(sigs, 1, SA_NOCLDSTOP)) < 0)
+			setup_failed(&s, OP_NONE, -s.sigfd);
+	}
+	if ((rc = errp_make(&s, errp)) != 0)
 		setup_failed(&s, OP_NONE, -rc);
-	sigchld_fd = s.sigp[1];
 	s.t_fork = clock_ns();
 	/* errp[0] is close-on-exec and closed with the rest in the child. */
 	s.job = child_start(&mine, errp[1]);
@@ -904,7 +881,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 		n = 0;
 		pfd[n].fd = s.ctl;
 		pfd[n++].events = POLLIN;
-		pfd[n].fd = s.sigp[0];
+		pfd[n].fd = s.sigfd;
 		pfd[n++].events = POLLIN;
 		if (s.errp >= 0) {
 			ei = n;
@@ -936,7 +913,7 @@ shepherd_main(const struct child_plan *plan, int ctl, const struct job_sys *sys,
 		(void)sn;
 #endif
 		if (pfd[1].revents != 0) {
-			drain(s.sigp[0]);
+			sigpipe_drain(s.sigfd, NULL, NULL);
 			reap(&s);
 		} else if (rc == 0 && s.sweeping) {
 			sweep(&s);

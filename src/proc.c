@@ -72,6 +72,19 @@ proc_exited_child(void)
 }
 
 void
+proc_signals_default(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+}
+
+void
 proc_helper_signals(void)
 {
 	static const int dfl[] = { SIGTERM, SIGCHLD };

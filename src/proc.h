@@ -21,6 +21,13 @@ void proc_reap_within(pid_t pid, int timeout_ms);
 pid_t proc_exited_child(void);
 
 /*
+ * Every signal's disposition the default: no handler of the process this
+ * one was forked from (or shares its memory with) runs here. SIGKILL,
+ * SIGSTOP and the C library's own signals refuse, as they may.
+ */
+void proc_signals_default(void);
+
+/*
  * In a process the helper forks (a shepherd, a guard, a remover): the
  * helper's own handlers reset, and a terminal's signals (Ctrl-C, Ctrl-\,
  * Ctrl-Z, SIGTTIN, SIGTTOU, its hangup) ignored. They go to the

@@ -2,7 +2,7 @@
  * The one reader of /proc's children lists, its cgroup file and its
  * mountinfo (src/proc.h, src/mountinfo.h), which the helper, the tests
  * and the benchmark share: each checked against what the kernel says by
- * another way.
+ * another way. And the one self-pipe for signals (src/sigpipe.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 
 #include "src/mountinfo.h"
 #include "src/proc.h"
+#include "src/sigpipe.h"
 
 #define KIDS 5
 
@@ -162,6 +164,64 @@ mountinfo_paths_are_unescaped(void **state)
 	assert_int_equal(mountinfo_covers("/var", "/variable"), 0);
 }
 
+static void
+add_sig(int sig, void *arg)
+{
+	sigset_t *got = arg;
+
+	sigaddset(got, sig);
+}
+
+static void
+signals_arrive_through_the_pipe_and_nothing_after_it_is_closed(void **state)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+	sigset_t got;
+	int fd, q[2];
+	char c;
+
+	(void)state;
+	fd = sigpipe_open(sigs, 2, 0);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	/* Nothing yet: the drain returns at once. */
+	sigemptyset(&got);
+	sigpipe_drain(fd, add_sig, &got);
+	assert_false(sigismember(&got, SIGUSR1));
+	assert_int_equal(raise(SIGUSR1), 0);
+	assert_int_equal(raise(SIGUSR2), 0);
+	assert_int_equal(raise(SIGUSR1), 0);
+	sigpipe_drain(fd, add_sig, &got);
+	assert_true(sigismember(&got, SIGUSR1));
+	assert_true(sigismember(&got, SIGUSR2));
+	assert_false(sigismember(&got, SIGTERM));
+	/* SIGPIPE is ignored with them. */
+	assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_IGN);
+	/*
+	 * Closed, a signal writes nowhere: not into the pipe made next,
+	 * which takes the numbers the closed one had.
+	 */
+	sigpipe_close(fd);
+	assert_int_equal(pipe(q), 0);
+	assert_int_equal(fcntl(q[0], F_SETFL, O_NONBLOCK), 0);
+	assert_int_equal(raise(SIGUSR2), 0);
+	assert_int_equal(read(q[0], &c, 1), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(q[0]);
+	close(q[1]);
+	/* Made again, the new pipe is the one written. */
+	fd = sigpipe_open(sigs, 2, 0);
+	assert_true(fd >= 0);
+	sigemptyset(&got);
+	assert_int_equal(raise(SIGUSR2), 0);
+	sigpipe_drain(fd, add_sig, &got);
+	assert_true(sigismember(&got, SIGUSR2));
+	sigpipe_close(fd);
+}
+
 int
 main(void)
 {
@@ -170,6 +230,7 @@ main(void)
 		cmocka_unit_test(own_cgroup_is_the_line_the_kernel_gives),
 		cmocka_unit_test(mountinfo_lists_each_mount_and_stops_when_told),
 		cmocka_unit_test(mountinfo_paths_are_unescaped),
+		cmocka_unit_test(signals_arrive_through_the_pipe_and_nothing_after_it_is_closed),
 	};
 
 	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);

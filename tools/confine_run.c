@@ -26,6 +26,7 @@
 #include <confine/confine.h>
 
 #include "helper/local.h"
+#include "src/sigpipe.h"
 #include "tools/cli.h"
 
 static const char usage_text[] =
@@ -162,7 +163,7 @@ struct opts {
 	char **argv;                 /* the job's, from EXE on */
 };
 
-static int sigfd[2] = { -1, -1 };
+static int sigfd = -1;            /* the self-pipe (src/sigpipe.h) */
 static sigset_t caught;          /* the signals that cancel the job */
 
 /* --result's FILE once it is open: a refusal is written there too. */
@@ -570,55 +571,37 @@ hold_stdio(void)
 }
 
 static void
-on_signal(int sig)
-{
-	unsigned char b = (unsigned char)sig;
-	int saved = errno;
-	ssize_t n;
-
-	n = write(sigfd[1], &b, 1);
-	(void)n;
-	errno = saved;
-}
-
-static void
 catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
 	size_t i;
-	int j;
 
-	if (pipe(sigfd) != 0)
-		die("pipe: %s", strerror(errno));
-	for (j = 0; j < 2; j++)
-		if (fcntl(sigfd[j], F_SETFD, FD_CLOEXEC) != 0 ||
-		    fcntl(sigfd[j], F_SETFL, O_NONBLOCK) != 0)
-			die("fcntl: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
+	/*
+	 * Even when inherited ignored: a background run can be cancelled.
+	 * SIGPIPE ignored with them: EPIPE from write instead, as the
+	 * settlement must still be reported.
+	 */
+	sigfd = sigpipe_open(sigs, sizeof(sigs) / sizeof(sigs[0]), 0);
+	if (sigfd < 0)
+		die("the signals' pipe: %s", strerror(-sigfd));
 	sigemptyset(&caught);
-	sa.sa_handler = on_signal;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		/* Even when inherited ignored: a background run can be cancelled. */
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&caught, sigs[i]);
-	}
-	/* EPIPE from write instead: the settlement must still be reported. */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void
+last_signal(int sig, void *arg)
+{
+	*(int *)arg = sig;
 }
 
 /* The last of the signals that arrived, or 0. */
 static int
 drain_signals(void)
 {
-	unsigned char buf[16];
-	ssize_t n;
 	int sig = 0;
 
-	while ((n = read(sigfd[0], buf, sizeof(buf))) > 0)
-		sig = buf[n - 1];
+	sigpipe_drain(sigfd, last_signal, &sig);
 	return sig;
 }
 
@@ -643,7 +626,7 @@ settle(struct confine *c, struct confine_job *job, struct confine_result *r,
 	while (confine_wait(job, 0, r) != 0) {
 		pfd[0].fd = confine_fd(c);
 		pfd[0].events = POLLIN;
-		pfd[1].fd = sigfd[0];
+		pfd[1].fd = sigfd;
 		pfd[1].events = POLLIN;
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -694,7 +677,7 @@ run_here(const struct confine_spec *spec, struct confine_result *r,
 	}
 	memset(&lj, 0, sizeof(lj));
 	lj.spec = spec;
-	lj.cancel_fd = sigfd[0];
+	lj.cancel_fd = sigfd;
 	lj.cancel = signalled;
 	lj.arg = signal;
 	rc = local_run(&l.env, &lj);

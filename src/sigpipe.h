@@ -1,0 +1,31 @@
+/*
+ * The self-pipe for signals, one per process (the helper's loop, a job's
+ * shepherd or init, confine-run): each signal given writes its number, as
+ * it arrives, as one byte into a pipe whose read end a poll loop watches.
+ */
+#ifndef CONFINE_SIGPIPE_H
+#define CONFINE_SIGPIPE_H
+
+#include <stddef.h>
+
+/*
+ * The pipe made (both ends non-blocking and close-on-exec) and a handler
+ * put on each of sigs, with sa_flags. A full pipe drops the byte: the
+ * loop is behind, and a wake-up is pending already. SIGPIPE is ignored
+ * too: a write's EPIPE is an error to read, never a death. Nothing is
+ * unblocked here: a caller that blocked some unblocks them when its loop
+ * is ready. Returns the read end, or -errno. Made again (in a process
+ * forked from one that had it), the new pipe is the one written.
+ */
+int sigpipe_open(const int *sigs, size_t n, int sa_flags);
+
+/*
+ * Each signal number read from the pipe, to fn with arg (fn NULL: thrown
+ * away), until it is empty. A signal that arrived twice may come once.
+ */
+void sigpipe_drain(int fd, void (*fn)(int sig, void *arg), void *arg);
+
+/* Both ends closed; signals that arrive after it write nowhere. */
+void sigpipe_close(int fd);
+
+#endif
