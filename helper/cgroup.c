@@ -35,19 +35,9 @@ static int
 is_hierarchy(const struct mountinfo_entry *e, void *arg)
 {
 	const struct hierarchy *h = arg;
-	const char *o = e->super;
-	size_t n = h->opt != NULL ? strlen(h->opt) : 0;
-	bool has = h->opt == NULL;
 
-	if (strcmp(e->type, h->fstype) != 0)
-		return 0;
-	while (!has && *o != '\0') {
-		size_t k = strcspn(o, ",");
-
-		has = k == n && strncmp(o, h->opt, n) == 0;
-		o += k + (o[k] == ',');
-	}
-	if (!has)
+	if (strcmp(e->type, h->fstype) != 0 ||
+	    (h->opt != NULL && !mountinfo_lists(e->super, h->opt)))
 		return 0;
 	return strlcpy(h->out, e->point, h->len) < h->len ? 1 : -ENAMETOOLONG;
 }

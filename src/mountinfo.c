@@ -77,3 +77,16 @@ mountinfo_each(int (*fn)(const struct mountinfo_entry *, void *), void *arg)
 	fclose(mi);
 	return rc;
 }
+
+bool
+mountinfo_lists(const char *list, const char *name)
+{
+	size_t n = strlen(name), k;
+
+	for (; *list != '\0'; list += k + (list[k] == ',')) {
+		k = strcspn(list, ",");
+		if (k == n && strncmp(list, name, n) == 0)
+			return true;
+	}
+	return false;
+}

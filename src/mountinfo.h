@@ -2,6 +2,7 @@
 #ifndef CONFINE_MOUNTINFO_H
 #define CONFINE_MOUNTINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One line of /proc/self/mountinfo, its paths unescaped. */
@@ -23,6 +24,9 @@ struct mountinfo_entry {
  */
 int mountinfo_each(int (*fn)(const struct mountinfo_entry *, void *),
     void *arg);
+
+/* Whether a comma-separated list (a mount's options) names name, whole. */
+bool mountinfo_lists(const char *list, const char *name);
 
 /* A field's octal escapes (\040 for a space) undone, in place. */
 void mountinfo_unescape(char *s);

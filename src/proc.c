@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "src/clock.h"
+#include "src/mountinfo.h"
 #include "src/proc.h"
 
 void
@@ -143,25 +144,6 @@ proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
 #endif
 }
 
-/* Whether the comma-separated list names name, whole. */
-static bool
-lists(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while (*p != '\0') {
-		size_t k = strcspn(p, ",");
-
-		if (k == n && strncmp(p, name, n) == 0)
-			return true;
-		p += k;
-		if (*p == ',')
-			p++;
-	}
-	return false;
-}
-
 int
 proc_own_cgroup(const char *controller, char *out, size_t len)
 {
@@ -179,7 +161,7 @@ proc_own_cgroup(const char *controller, char *out, size_t len)
 		path = p != NULL ? strsep(&p, "\n") : NULL;
 		if (ctls == NULL || path == NULL)
 			continue;
-		if (controller == NULL ? *ctls != '\0' : !lists(ctls, controller))
+		if (controller == NULL ? *ctls != '\0' : !mountinfo_lists(ctls, controller))
 			continue;
 		rc = strlcpy(out, path, len) < len ? 0 : -ENAMETOOLONG;
 	}

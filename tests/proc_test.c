@@ -162,6 +162,12 @@ mountinfo_paths_are_unescaped(void **state)
 	assert_int_equal(mountinfo_covers("/", "/x"), 1);
 	assert_int_equal(mountinfo_covers("/var", "/var/tmp"), 4);
 	assert_int_equal(mountinfo_covers("/var", "/variable"), 0);
+	assert_true(mountinfo_lists("rw,memory", "memory"));
+	assert_true(mountinfo_lists("memory", "memory"));
+	assert_true(mountinfo_lists("cpu,cpuacct", "cpu"));
+	assert_false(mountinfo_lists("cpu,cpuacct", "cpuac"));
+	assert_false(mountinfo_lists("rw,memory_recursiveprot", "memory"));
+	assert_false(mountinfo_lists("", "memory"));
 }
 
 static void
