@@ -3,8 +3,8 @@
  * paths as that user reaches them, the backend's availability, cgroups,
  * the fresh root and the private tmp, the environment to add, the
  * Seatbelt argv. Everything that can refuse a job refuses it here, before
- * the shepherd is forked. Also what the helper learned of the machine
- * (struct job_env), which the plans are made from.
+ * the shepherd is forked. The plans are made from what the helper
+ * learned of the machine once (struct job_env: env.h).
  */
 #ifndef CONFINE_PLAN_H
 #define CONFINE_PLAN_H
