@@ -651,6 +651,24 @@ job_fd(const struct job *j)
 	return j->ctl;
 }
 
+unsigned
+job_fd_gen(const struct job *j)
+{
+	return j->ctl_gen;
+}
+
+bool
+job_direct(const struct job *j)
+{
+	return j->direct;
+}
+
+bool
+job_is_relayed(const struct job *j, pid_t pid)
+{
+	return j->relayed && j->result.pid == pid && j->phase != JOB_DONE;
+}
+
 pid_t
 job_shepherd(const struct job *j)
 {

@@ -145,6 +145,24 @@ const char *job_enforced(const struct job *j);
 /* The shepherd's socket, to poll for input; -1 once released. */
 int job_fd(const struct job *j);
 /*
+ * Which descriptor job_fd is: changed whenever it is a new one, whose
+ * number may be an old one's (a job's pidfd closed, its remover's socket
+ * made next): a caller watching it watches the new one again.
+ */
+unsigned job_fd_gen(const struct job *j);
+/*
+ * Without a shepherd (the direct path): the job is the caller's own
+ * child, which job_exited reaps, and its fd a pidfd, then a remover's.
+ */
+bool job_direct(const struct job *j);
+/*
+ * Whether pid is this job's own process, unsettled, and its shepherd's
+ * job (one that leads its own session and dies with its shepherd): an
+ * orphan of it that came back to the caller, a subreaper, whose group is
+ * to be killed with it.
+ */
+bool job_is_relayed(const struct job *j, pid_t pid);
+/*
  * The shepherd's pid, to reap once the job is JOB_DONE. Without one
  * (j->direct): the job's own pid, which job_exited reaps, and 0 once it
  * has.

@@ -303,14 +303,14 @@ direct_after(struct srv *s, struct hjob *h)
 	 * The pidfd was unwatched and closed when the job was reaped; the
 	 * remover's socket made next often gets its number: new all the same.
 	 */
-	if (fd >= 0 && (fd != h->fd || h->j.ctl_gen != h->fd_gen) &&
+	if (fd >= 0 && (fd != h->fd || job_fd_gen(&h->j) != h->fd_gen) &&
 	    ev_add(&s->ev, fd, EV_IN, h) != 0) {
 		/* Unwatched, its report would never come: kept, not lost. */
 		job_shepherd_lost(&h->j, clock_ns());
 		fd = -1;
 	}
 	h->fd = fd;
-	h->fd_gen = h->j.ctl_gen;
+	h->fd_gen = job_fd_gen(&h->j);
 	if (h->in_pids && job_shepherd(&h->j) == 0) {
 		table_del(s->pids, PID_BUCKETS, &h->by_pid);
 		h->in_pids = false;
@@ -328,7 +328,7 @@ job_after(struct srv *s, struct hjob *h)
 	struct conn *c = h->conn;
 	unsigned ev = h->j.events;
 
-	if (h->j.direct)
+	if (job_direct(&h->j))
 		direct_after(s, h);
 	/* REFUSED stays set: it is sent at JOB_DONE, below. */
 	h->j.events &= JOB_EV_REFUSED;
@@ -390,8 +390,7 @@ orphan_job(struct srv *s, pid_t pid)
 	struct hjob *h;
 
 	TAILQ_FOREACH(h, &s->jobs, all)
-		if (h->j.relayed && h->j.result.pid == pid &&
-		    h->j.phase != JOB_DONE) {
+		if (job_is_relayed(&h->j, pid)) {
 			(void)kill(-pid, SIGKILL);
 			return;
 		}
@@ -427,7 +426,7 @@ reap(struct srv *s)
 #endif
 		if (h == NULL)
 			orphan_job(s, pid);
-		if (h != NULL && h->j.direct) {
+		if (h != NULL && job_direct(&h->j)) {
 			/* The job itself: it reaps itself, and is freed later. */
 			job_exited(&h->j, clock_ns());
 			job_after(s, h);
@@ -541,11 +540,11 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	    (uint32_t)job_shepherd(&h->j));
 	h->in_pids = true;
 	h->fd = job_fd(&h->j);
-	h->fd_gen = h->j.ctl_gen;
+	h->fd_gen = job_fd_gen(&h->j);
 	TAILQ_INSERT_TAIL(&s->jobs, h, all);
 	s->njobs++;
 	/* Without a shepherd it has started (or failed to) already. */
-	if (h->j.direct)
+	if (job_direct(&h->j))
 		job_after(s, h);
 }
 
