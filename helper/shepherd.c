@@ -413,7 +413,8 @@ kill_children(struct shep *s)
 			s->swept++;
 		return;
 	}
-	(void)proc_children_each(getpid(), getpid(), kill_child, s);
+	/* By /proc/self, as ever: this /proc may be another namespace's. */
+	(void)proc_children_each(0, getpid(), kill_child, s);
 #else
 	(void)s;  /* no subreaper: orphans are not ours to find */
 #endif

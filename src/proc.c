@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
 #include <sys/syscall.h>  /* SYS_pidfd_open */
@@ -109,8 +110,16 @@ proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
 	ssize_t n, i;
 	int fd, err;
 
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid,
-	    (long)tid);
+	/*
+	 * Our own by /proc/self: where /proc is another PID namespace's, our
+	 * number there could be another process's, whose list is not ours.
+	 */
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
+		    (long)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+		    (long)pid, (long)tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	/* Numbers split across reads carry over: none is lost at a seam. */
@@ -147,13 +156,15 @@ proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
 int
 proc_own_cgroup(const char *controller, char *out, size_t len)
 {
-	char line[4096], *p, *ctls, *path;
+	char *line = NULL, *p, *ctls, *path;
+	size_t cap = 0;
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	int rc = -ENOENT;
 
 	if (f == NULL)
 		return -errno;
-	while (rc == -ENOENT && fgets(line, sizeof(line), f) != NULL) {
+	/* Whole lines, however long: never a path cut short. */
+	while (rc == -ENOENT && getline(&line, &cap, f) > 0) {
 		/* id:controllers:path, the v2 one with no controllers. */
 		p = line;
 		(void)strsep(&p, ":");
@@ -165,6 +176,7 @@ proc_own_cgroup(const char *controller, char *out, size_t len)
 			continue;
 		rc = strlcpy(out, path, len) < len ? 0 : -ENAMETOOLONG;
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }

@@ -40,7 +40,7 @@ void proc_helper_signals(void);
 /*
  * Each child of pid's thread tid, as /proc/PID/task/TID/children lists
  * them (a process's children are its threads': tid is the one that made
- * them), given to fn with arg in order while the list is read, however
+ * them; pid 0: our own, by /proc/self, with tid as /proc numbers it), given to fn with arg in order while the list is read, however
  * long it is. fn's nonzero stops the list. Returns how many fn was given,
  * or -errno when there is no list to read (no /proc; a kernel without
  * CONFIG_PROC_CHILDREN; not Linux: -ENOSYS).

@@ -75,6 +75,18 @@ children_are_listed_in_order_and_the_list_stops_when_told(void **state)
 	}
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(proc_children_each(getpid(), getpid(), note, &s), 0);
+	/* Our own by /proc/self: the same list. */
+	kid[0] = fork();
+	assert_true(kid[0] >= 0);
+	if (kid[0] == 0) {
+		pause();
+		_exit(0);
+	}
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(proc_children_each(0, getpid(), note, &s), 1);
+	assert_int_equal(s.got[0], kid[0]);
+	kill(kid[0], SIGKILL);
+	proc_reap(kid[0], NULL);
 	/* No such process: its error, not an empty list. */
 	assert_int_equal(proc_children_each(kid[0], kid[0], note, &s), -ENOENT);
 }

@@ -34,6 +34,7 @@
 #include <linux/seccomp.h>
 
 #include <cmocka.h>
+#include <seccomp.h>
 
 #include "helper/seccomp.h"
 #include "helper/seccomp_rules.h"
@@ -308,7 +309,7 @@ arg_value(unsigned i)
 static void
 every_socket_family_and_type_has_its_verdict(void **state)
 {
-	uint32_t arch = AUDIT_ARCH_X86_64, want, got;
+	uint32_t arch = seccomp_arch_native(), want, got;
 	unsigned i, t, f;
 	int k;
 
@@ -363,7 +364,9 @@ static void
 every_persona_but_linux_own_is_refused(void **state)
 {
 	static const uint64_t ok[] = { 0x0, 0x8, 0x20000, 0x20008, 0xffffffff };
-	uint32_t arch = AUDIT_ARCH_X86_64, want, got;
+	uint32_t arch = seccomp_arch_native(), want, got;
+	uint32_t foreign = arch == AUDIT_ARCH_X86_64 ? AUDIT_ARCH_I386 :
+	    AUDIT_ARCH_X86_64;
 	unsigned i, j;
 	int k;
 
@@ -384,9 +387,9 @@ every_persona_but_linux_own_is_refused(void **state)
 				    want);
 		}
 		/* Another architecture's call is killed, whatever it is. */
-		assert_int_equal(verdict(k, __NR_personality, AUDIT_ARCH_I386,
+		assert_int_equal(verdict(k, __NR_personality, foreign,
 		    0x0040000, 0, 0), SECCOMP_RET_KILL_PROCESS);
-		assert_int_equal(verdict(k, 135, AUDIT_ARCH_I386, 0, 0, 0),
+		assert_int_equal(verdict(k, 135, foreign, 0, 0, 0),
 		    SECCOMP_RET_KILL_PROCESS);
 		assert_int_equal(verdict(k, __NR_getpid, arch, 0, 0, 0),
 		    SECCOMP_RET_ALLOW);
