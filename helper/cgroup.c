@@ -20,6 +20,7 @@
 #include "src/fd.h"
 #include "src/mountinfo.h"
 #include "src/proc.h"
+#include "src/sigpipe.h"
 
 /*
  * Where a hierarchy is mounted: the mount point of the first mountinfo
@@ -677,6 +678,7 @@ int
 cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
 	int p[2] = { -1, -1 }, done[2] = { -1, -1 }, keep[3], rc, kill;
+	sigset_t old;
 	pid_t pid;
 	char c;
 
@@ -689,7 +691,9 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 		close(kill);
 		return rc;
 	}
+	sigpipe_hold(&old);
 	pid = fork();
+	sigpipe_release(pid == 0, &old);
 	if (pid == 0) {
 		keep[0] = p[0];
 		keep[1] = kill;

@@ -22,6 +22,7 @@
 #include "helper/ns.h"
 #include "helper/supervise.h"
 #endif
+#include "src/sigpipe.h"
 #include "src/spec.h"
 
 /* The helper's $TMPDIR if it names a directory, else /tmp: canonical. */
@@ -152,6 +153,7 @@ view_probe(struct job_env *env)
 {
 	enum op op = OP_NONE;
 	int status, rc;
+	sigset_t old;
 	pid_t pid;
 
 	env->view_op = OP_UNSHARE_MOUNT;
@@ -160,7 +162,9 @@ view_probe(struct job_env *env)
 	 * C library's or a sanitizer's fork may leave the child with a
 	 * thread of its own, and a process of two refuses CLONE_NEWUSER.
 	 */
+	sigpipe_hold(&old);
 	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	sigpipe_release(pid == 0, &old);
 	if (pid == 0) {
 		/* Its errno, and whether the user namespace's call failed. */
 		rc = mountns_unshare(&op);

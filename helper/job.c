@@ -22,6 +22,7 @@
 #include "src/clock.h"
 #include "src/fd.h"
 #include "src/proc.h"
+#include "src/sigpipe.h"
 
 #define MS 1000000LL
 #define RETRY_NS (100 * MS)      /* resend SIGKILL while the exit is awaited */
@@ -532,15 +533,20 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		if (j->init && env->pool != NULL)
 			pid = from_pool(j, env->pool, &p, j->t_start, sv);
 #endif
-		if (pid < 0 && (rc = fd_socketpair(sv)) != 0)
+		if (pid < 0 && (rc = fd_socketpair(sv)) != 0) {
 			failed = "no socketpair for the shepherd";
-		else if (pid < 0)
+		} else if (pid < 0) {
+			sigset_t old;
+
+			sigpipe_hold(&old);
 #ifdef __linux__
 			pid = j->init ? ns_clone_init(p.child.init_userns) :
 			    fork();
 #else
 			pid = fork();
 #endif
+			sigpipe_release(pid == 0, &old);
+		}
 		if (pid == 0) {
 			close(sv[0]);
 			shepherd_main(&p.child, sv[1], j->sys, NULL);
@@ -700,11 +706,14 @@ start_remover(struct job *j)
 {
 #ifdef __linux__
 	int sv[2], rc;
+	sigset_t old;
 	pid_t pid;
 
 	if ((rc = fd_socketpair(sv)) != 0)
 		return rc;
+	sigpipe_hold(&old);
 	pid = fork();
+	sigpipe_release(pid == 0, &old);
 	if (pid == 0) {
 		/* Our handlers and descriptors are the loop's, not its. */
 		proc_helper_signals();

@@ -22,6 +22,7 @@
 #include "helper/supervise.h"
 #include "src/clock.h"
 #include "src/fd.h"
+#include "src/sigpipe.h"
 
 /* call()'s, beside 0, -errno and a count of bytes: */
 #define PENDING (-100001)   /* answered later */
@@ -44,10 +45,13 @@ sup_probe(void)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct seccomp_notif_sizes sizes;
+	sigset_t old;
 	int status;
 	pid_t pid;
 
+	sigpipe_hold(&old);
 	pid = fork();
+	sigpipe_release(pid == 0, &old);
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {

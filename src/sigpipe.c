@@ -69,3 +69,20 @@ sigpipe_close(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+void
+sigpipe_hold(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	(void)sigprocmask(SIG_SETMASK, &all, old);
+}
+
+void
+sigpipe_release(bool child, const sigset_t *old)
+{
+	if (child)
+		write_end = -1;
+	(void)sigprocmask(SIG_SETMASK, old, NULL);
+}

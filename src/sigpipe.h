@@ -6,6 +6,8 @@
 #ifndef CONFINE_SIGPIPE_H
 #define CONFINE_SIGPIPE_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -27,5 +29,18 @@ void sigpipe_drain(int fd, void (*fn)(int sig, void *arg), void *arg);
 
 /* Both ends closed; signals that arrive after it write nowhere. */
 void sigpipe_close(int fd);
+
+/*
+ * Around a fork (or clone) of a process that has the pipe: every signal
+ * held from before it (sigpipe_hold, *old the mask to go back to) until
+ * the child has let go of the pipe (sigpipe_release(true, old), its first
+ * step). A signal for the child then writes nowhere: never a byte into
+ * its parent's pipe, as if the parent had had that signal, nor, once the
+ * child has closed the parent's descriptors, into whatever took that
+ * number. The parent calls sigpipe_release(false, old) after the fork,
+ * whether it made a child or not.
+ */
+void sigpipe_hold(sigset_t *old);
+void sigpipe_release(bool child, const sigset_t *old);
 
 #endif

@@ -240,6 +240,44 @@ signals_arrive_through_the_pipe_and_nothing_after_it_is_closed(void **state)
 	sigpipe_close(fd);
 }
 
+/* A child's SIGUSR1, raised right after the fork, as the parent sees it. */
+static bool
+childs_signal_reaches_parent(bool held)
+{
+	static const int sigs[] = { SIGUSR1 };
+	sigset_t old, got;
+	int fd, status;
+	pid_t pid;
+
+	fd = sigpipe_open(sigs, 1, 0);
+	assert_true(fd >= 0);
+	if (held)
+		sigpipe_hold(&old);
+	pid = fork();
+	if (held)
+		sigpipe_release(pid == 0, &old);
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		(void)raise(SIGUSR1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	sigemptyset(&got);
+	sigpipe_drain(fd, add_sig, &got);
+	sigpipe_close(fd);
+	return sigismember(&got, SIGUSR1);
+}
+
+static void
+a_forked_childs_signals_are_not_its_parents(void **state)
+{
+	(void)state;
+	/* The hazard: the child's handler is the parent's, its pipe too. */
+	assert_true(childs_signal_reaches_parent(false));
+	assert_false(childs_signal_reaches_parent(true));
+}
+
 int
 main(void)
 {
@@ -249,6 +287,7 @@ main(void)
 		cmocka_unit_test(mountinfo_lists_each_mount_and_stops_when_told),
 		cmocka_unit_test(mountinfo_paths_are_unescaped),
 		cmocka_unit_test(signals_arrive_through_the_pipe_and_nothing_after_it_is_closed),
+		cmocka_unit_test(a_forked_childs_signals_are_not_its_parents),
 	};
 
 	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
