@@ -39,6 +39,10 @@ static const char *const show_ns[] = { "/bin/sh", "-c",
 	"readlink /proc/self/ns/pid /proc/self/ns/mnt /proc/self/ns/net "
 	"/proc/self/ns/ipc /proc/self/ns/uts", NULL };
 static const char *const ns_names[] = { "pid", "mnt", "net", "ipc", "uts" };
+/* The same, then held until its stdin is closed (job_held). */
+static const char *const show_ns_held[] = { "/bin/sh", "-c",
+	"readlink /proc/self/ns/pid /proc/self/ns/mnt /proc/self/ns/net "
+	"/proc/self/ns/ipc /proc/self/ns/uts; read x; true", NULL };
 
 /* A helper whose prepared inits are dropped after idle_ms without a job. */
 static pid_t
@@ -136,6 +140,44 @@ job_namespaces(struct confine *c, const char *in)
 }
 
 /*
+ * A job that shows its namespaces and stays until *hold is closed
+ * (job_released): while it runs, its namespaces are alive, and so no
+ * namespace made meanwhile can have their numbers. The kernel gives a
+ * freed namespace's number to the next one made: two sets of numbers
+ * are two sets of namespaces only if both were alive at once.
+ */
+static void
+job_held(struct confine *c, struct hu_job *j, const char *in, int *hold)
+{
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	hu_init(j, in, NULL);
+	j->spec.exe = show_ns_held[0];
+	j->spec.argv = show_ns_held;
+	j->spec.stdin_fd = p[0];
+	assert_int_equal(hu_spawn(c, j), 0);
+	close(p[0]);  /* the helper has its copy */
+	*hold = p[1];
+}
+
+/* The held job let go and run to its end: what it printed. */
+static char *
+job_released(struct hu_job *j, int hold)
+{
+	char *out;
+
+	close(hold);
+	assert_int_equal(hu_wait(j), 0);
+	assert_int_equal(j->r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(j->r.exit_code, 0);
+	assert_non_null(j->out);
+	out = strdup(j->out);
+	hu_free(j);
+	return out;
+}
+
+/*
  * Once one is prepared, its namespaces (made in it, not the host's):
  * what it shows once its own differ from the host's in each of them.
  */
@@ -168,6 +210,8 @@ a_job_runs_in_an_init_prepared_before_it(void **state)
 	char *host, *held, *seen, *first, *next, *probe;
 	pid_t helper, h[SOME], h2[SOME], h0[SOME];
 	struct confine *c;
+	struct hu_job j;
+	int hold;
 
 	(void)state;
 	helper = open_helper(&c, "60000");
@@ -178,21 +222,24 @@ a_job_runs_in_an_init_prepared_before_it(void **state)
 	 */
 	assert_true(prepared_become(helper, 1, h0));
 	probe = prepared_namespaces(h0[0], host);
-	first = job_namespaces(c, scratch);
-	assert_string_equal(first, probe);
-	assert_true(hu_gone(h0[0]));
+	/* Its successor is made while the first job runs (job_held). */
+	job_held(c, &j, scratch, &hold);
 	assert_true(prepared_become(helper, 1, h));
 	held = prepared_namespaces(h[0], host);
+	first = job_released(&j, hold);
+	assert_string_equal(first, probe);
+	assert_true(hu_gone(h0[0]));
 	/* Nothing of the first job is the prepared one's. */
 	assert_true(lines_all_differ(held, first));
 
-	seen = job_namespaces(c, scratch);
-	assert_string_equal(seen, held);
-	assert_true(hu_gone(h[0]));
-	/* Its successor, made while it ran: nobody's yet. */
+	job_held(c, &j, scratch, &hold);
+	/* Its successor, made while it runs: nobody's yet. */
 	assert_true(prepared_become(helper, 1, h2));
 	assert_int_not_equal(h2[0], h[0]);
 	next = prepared_namespaces(h2[0], host);
+	seen = job_released(&j, hold);
+	assert_string_equal(seen, held);
+	assert_true(hu_gone(h[0]));
 	assert_true(lines_all_differ(next, held));
 	/* Closed, the helper takes its prepared inits with it. */
 	confine_close(c);
