@@ -678,7 +678,6 @@ int
 cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 {
 	int p[2] = { -1, -1 }, done[2] = { -1, -1 }, keep[3], rc, kill;
-	sigset_t old;
 	pid_t pid;
 	char c;
 
@@ -691,9 +690,7 @@ cgroup_guard(const struct cgroup_env *env, pid_t *guard)
 		close(kill);
 		return rc;
 	}
-	sigpipe_hold(&old);
-	pid = fork();
-	sigpipe_release(pid == 0, &old);
+	pid = sigpipe_fork();
 	if (pid == 0) {
 		keep[0] = p[0];
 		keep[1] = kill;

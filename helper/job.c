@@ -536,16 +536,12 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		if (pid < 0 && (rc = fd_socketpair(sv)) != 0) {
 			failed = "no socketpair for the shepherd";
 		} else if (pid < 0) {
-			sigset_t old;
-
-			sigpipe_hold(&old);
 #ifdef __linux__
 			pid = j->init ? ns_clone_init(p.child.init_userns) :
-			    fork();
+			    sigpipe_fork();
 #else
-			pid = fork();
+			pid = sigpipe_fork();
 #endif
-			sigpipe_release(pid == 0, &old);
 		}
 		if (pid == 0) {
 			close(sv[0]);
@@ -706,14 +702,11 @@ start_remover(struct job *j)
 {
 #ifdef __linux__
 	int sv[2], rc;
-	sigset_t old;
 	pid_t pid;
 
 	if ((rc = fd_socketpair(sv)) != 0)
 		return rc;
-	sigpipe_hold(&old);
-	pid = fork();
-	sigpipe_release(pid == 0, &old);
+	pid = sigpipe_fork();
 	if (pid == 0) {
 		/* Our handlers and descriptors are the loop's, not its. */
 		proc_helper_signals();

@@ -14,6 +14,7 @@
 
 #include "helper/ns.h"
 #include "src/fd.h"
+#include "src/sigpipe.h"
 
 /* Decimal digits of v into buf (no allocation, no locale: after fork). */
 static size_t
@@ -88,11 +89,19 @@ pid_t
 ns_clone_init(bool userns)
 {
 	unsigned long flags = CLONE_NEWPID | SIGCHLD;
+	sigset_t old;
+	pid_t pid;
+	int err;
 
 	if (userns)
 		flags |= CLONE_NEWUSER;
+	sigpipe_hold(&old);
 	/* fork()'s way: no stack given, the child runs on a copy of ours. */
-	return (pid_t)syscall(SYS_clone, flags, 0, NULL, NULL, 0);
+	pid = (pid_t)syscall(SYS_clone, flags, 0, NULL, NULL, 0);
+	err = errno;
+	sigpipe_release(pid == 0, &old);
+	errno = err;
+	return pid;
 }
 
 /* The loopback interface up: the namespace's one network. */

@@ -24,7 +24,9 @@
  * Clones the caller into the job's init: a child in a new PID namespace
  * (and user namespace, with userns), returning 0 in the child, its pid
  * in the parent, -1 with errno on failure. fork()'s semantics otherwise:
- * the child runs on, with a copy of the memory.
+ * the child runs on, with a copy of the memory; as sigpipe_fork, it lets
+ * go of the caller's self-pipe (src/sigpipe.h) before any signal reaches
+ * it.
  */
 pid_t ns_clone_init(bool userns);
 

@@ -15,7 +15,6 @@
 #include "helper/shepherd.h"
 #include "src/fd.h"
 #include "src/proc.h"
-#include "src/sigpipe.h"
 
 /*
  * The shared memory of each: room for the largest plan a request can
@@ -298,7 +297,6 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 {
 	int sv[2], rc;
 	void *arena;
-	sigset_t old;
 	pid_t pid;
 
 	pi->pid = -1;
@@ -326,9 +324,7 @@ prepared_make(struct prepared *pi, const struct prepared_pool *pool,
 	 */
 	(void)prctl(PR_GET_NAME, helper_name, 0, 0, 0);
 	(void)prctl(PR_SET_NAME, PREPARED_NAME, 0, 0, 0);
-	sigpipe_hold(&old);
 	pid = ns_clone_init(pool->userns);
-	sigpipe_release(pid == 0, &old);
 	if (pid != 0)
 		(void)prctl(PR_SET_NAME, helper_name, 0, 0, 0);
 	if (pid == 0) {

@@ -45,13 +45,10 @@ sup_probe(void)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct seccomp_notif_sizes sizes;
-	sigset_t old;
 	int status;
 	pid_t pid;
 
-	sigpipe_hold(&old);
-	pid = fork();
-	sigpipe_release(pid == 0, &old);
+	pid = sigpipe_fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {

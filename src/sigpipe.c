@@ -86,3 +86,18 @@ sigpipe_release(bool child, const sigset_t *old)
 		write_end = -1;
 	(void)sigprocmask(SIG_SETMASK, old, NULL);
 }
+
+pid_t
+sigpipe_fork(void)
+{
+	sigset_t old;
+	pid_t pid;
+	int err;
+
+	sigpipe_hold(&old);
+	pid = fork();
+	err = errno;
+	sigpipe_release(pid == 0, &old);
+	errno = err;
+	return pid;
+}

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * The pipe made (both ends non-blocking and close-on-exec) and a handler
@@ -42,5 +43,7 @@ void sigpipe_close(int fd);
  */
 void sigpipe_hold(sigset_t *old);
 void sigpipe_release(bool child, const sigset_t *old);
+/* fork() between the two: what a process that has the pipe forks with. */
+pid_t sigpipe_fork(void);
 
 #endif
