@@ -1,7 +1,7 @@
 /*
  * confine-helper: the standalone helper (usage() says how to run it).
  * Each job runs with the credentials of the client that asked for it,
- * never with the helper's (helper/ident.h).
+ * never with the helper's (helper/backend/ident.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 
 #include "confine/confine.h"
 #include "helper/serve.h"
-#include "src/fd.h"
+#include "src/core/fd.h"
 
 extern char **environ;
 

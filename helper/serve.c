@@ -17,15 +17,15 @@
 #endif
 
 #include "helper/evloop.h"
-#include "helper/job.h"
+#include "helper/engine/job.h"
 #include "helper/serve.h"
-#include "src/clock.h"
-#include "src/fd.h"
-#include "src/frame.h"
-#include "src/proc.h"
-#include "src/sigpipe.h"
-#include "src/table.h"
-#include "src/wire.h"
+#include "src/core/clock.h"
+#include "src/core/fd.h"
+#include "src/core/frame.h"
+#include "src/core/proc.h"
+#include "src/core/sigpipe.h"
+#include "src/core/table.h"
+#include "src/core/wire.h"
 
 #define OUT_HIGH (1u << 20)   /* stop reading a peer that does not read */
 #define CONN_BUCKETS 256

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/fd.h"
+#include "src/core/fd.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 

@@ -37,7 +37,7 @@ def both_paths(test, name, tags = [], env = {}, **kwargs):
     """test (helper_test, core_test) three times, one target a path a job takes.
 
     NAME_init: each job under an init of its own in namespaces of its own
-    (helper/ns.h), the path wherever they can be made: unsandboxed, with
+    (helper/backend/ns.h), the path wherever they can be made: unsandboxed, with
     the cgroups a helper makes where it may. NAME_direct and
     NAME_shepherd: where no namespace can be made (CONFINE_NO_NAMESPACES=1,
     a switch of the tests' build): the helper (or the test, through the

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "helper/evloop.h"
-#include "src/fd.h"
+#include "src/core/fd.h"
 
 #define MS 1000000LL
 #define MANY 300

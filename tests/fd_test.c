@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/fd.h"
+#include "src/core/fd.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436

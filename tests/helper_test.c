@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/clock.h"
-#include "src/fd.h"
+#include "src/core/clock.h"
+#include "src/core/fd.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/fd.h"
-#include "src/proc.h"
+#include "src/core/fd.h"
+#include "src/core/proc.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "confine/confine.h"
-#include "src/spec.h"
+#include "src/core/spec.h"
 
 extern char *hu_fixture;
 extern char *hu_helper;
@@ -124,7 +124,7 @@ void hu_kill_host(const char *mode, const char *scratch, int n,
 /*
  * pid's children (its first thread's), at most cap: a helper's shepherds
  * and inits, not the inits it prepared ahead, still waiting for a job
- * (helper/prepared.h).
+ * (helper/engine/prepared.h).
  */
 int hu_children_of(pid_t pid, pid_t *out, int cap);
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/fd.h"
+#include "src/core/fd.h"
 #include "tests/contract.h"
 #include "tests/jobrun.h"
 #include "tests/testutil.h"

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/clock.h"
-#include "src/fd.h"
-#include "helper/local.h"
+#include "src/core/clock.h"
+#include "src/core/fd.h"
+#include "helper/engine/local.h"
 #include "tests/jobrun.h"
 #include "tests/testutil.h"
 

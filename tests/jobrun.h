@@ -1,10 +1,10 @@
-/* Running the fixture as a job through the core (helper/job.h), blocking. */
+/* The fixture run as a job through the engine (helper/engine/job.h). */
 #ifndef CONFINE_JOBRUN_H
 #define CONFINE_JOBRUN_H
 
 #include <stdbool.h>
 
-#include "helper/job.h"
+#include "helper/engine/job.h"
 
 struct jr {
 	struct confine_spec spec;
@@ -113,7 +113,7 @@ int jr_probe(enum confine_backend b, const char *scratch, int stdin_fd,
 #define JR_OUTSIDE(e) (jr_env.ns ? ESRCH : (e))
 /*
  * Sockets of its own: namespaces of its own, and a kernel whose init can
- * supervise their calls (helper/supervise.h); else socket() is refused.
+ * supervise their calls (helper/backend/supervise.h); else socket() is refused.
  */
 #define JR_NET (jr_env.ns && jr_env.sup_ok && !jr_env.group_proof_only)
 /* A host's loopback listener, from a job: not there (its loopback is its

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <errno.h>
 
-#include "helper/landlock.h"
-#include "helper/landlock_uapi.h"
+#include "helper/backend/landlock.h"
+#include "helper/backend/landlock_uapi.h"
 
 #define WRITE_V1 (LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | \
 	LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | \

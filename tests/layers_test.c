@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helper/caps.h"
-#include "helper/landlock.h"
-#include "helper/mountns.h"
+#include "helper/backend/caps.h"
+#include "helper/backend/landlock.h"
+#include "helper/backend/mountns.h"
 #include "tests/testutil.h"
 
 static char *scratch, *outside;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/fd.h"
+#include "src/core/fd.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 
@@ -178,8 +178,8 @@ trash_entries(void)
 
 /*
  * Waits (up to 30 s) until the helper holds no prepared init: its figures
- * idle, which its pool (helper/prepared.h) changes for CONFINE_PREPARED_IDLE_MS
- * after each job.
+ * idle, which its pool (helper/engine/prepared.h) changes for
+ * CONFINE_PREPARED_IDLE_MS after each job.
  */
 static void
 unprepared(pid_t helper)

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helper/mountns.h"
+#include "helper/backend/mountns.h"
 #include "tests/testutil.h"
 
 static char *tmp;       /* stands for the job's private tmp */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helper/policy.h"
-#include "src/spec.h"
+#include "helper/backend/policy.h"
+#include "src/core/spec.h"
 #include "tests/testutil.h"
 
 static char *

@@ -1,5 +1,5 @@
 /*
- * Jobs' inits prepared before their requests (helper/prepared.h, issue
+ * Jobs' inits prepared before their requests (helper/engine/prepared.h, issue
  * 35): a helper keeps inits already in their PID, mount, network, IPC and
  * UTS namespaces, made after a turn's replies; a job's request goes to
  * one of them. Checked from the host, by the namespaces' identities: the
@@ -527,7 +527,7 @@ path_gone(const char *path)
 
 /*
  * Each prepared init has a private tmp in the helper's tmp base, with the
- * host's /tmp beneath it made ahead (helper/prepared.h). A job that may
+ * host's /tmp beneath it made ahead (helper/engine/prepared.h). A job that may
  * have that (reads everywhere) gets it: its /tmp is that tmp (confine_job_tmp
  * names its upper layer), the host's file reads there, and what it writes
  * there the host's /tmp never sees. A job that may not (reads narrowed)

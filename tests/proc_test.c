@@ -1,8 +1,8 @@
 /*
  * The one reader of /proc's children lists, its cgroup file and its
- * mountinfo (src/proc.h, src/mountinfo.h), which the helper, the tests
- * and the benchmark share: each checked against what the kernel says by
- * another way. And the one self-pipe for signals (src/sigpipe.h).
+ * mountinfo (src/core/proc.h, src/core/mountinfo.h), which the helper,
+ * the tests and the benchmark share: each checked against what the kernel says by
+ * another way. And the one self-pipe for signals (src/core/sigpipe.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,9 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/mountinfo.h"
-#include "src/proc.h"
-#include "src/sigpipe.h"
+#include "src/core/mountinfo.h"
+#include "src/core/proc.h"
+#include "src/core/sigpipe.h"
 
 #define KIDS 5
 

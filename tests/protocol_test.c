@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/fd.h"
-#include "src/wire.h"
+#include "src/core/fd.h"
+#include "src/core/wire.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 

@@ -7,8 +7,8 @@
  * errno asserted. Run as root, then again as a uid no process has, in a
  * child of this process (what an unprivileged user may do unconfined is
  * what its job must not): the unprivileged helper's jobs take the user
- * namespace path of helper/mountns.c. On the direct path that user has a
- * cgroup delegated to it, as a helper needs to start its jobs itself.
+ * namespace path of helper/backend/mountns.c. On the direct path that
+ * user has a cgroup delegated to it, as a helper needs to start its jobs itself.
  *
  * Unsandboxed: in Bazel's user namespace root is not root (no real
  * CAP_SYS_TIME, no second uid), so the unconfined halves would fail too.

@@ -1,7 +1,7 @@
 /*
  * The seccomp program helpers load is compiled when they are built
  * (helper/seccomp_gen): it must be what this machine's libseccomp makes of
- * helper/seccomp_rules.c now, and it must be the filter that refuses.
+ * helper/backend/seccomp_rules.c now, and it must be the filter that refuses.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -36,8 +36,8 @@
 #include <cmocka.h>
 #include <seccomp.h>
 
-#include "helper/seccomp.h"
-#include "helper/seccomp_rules.h"
+#include "helper/backend/seccomp.h"
+#include "helper/backend/seccomp_rules.h"
 
 static void
 the_prebuilt_programs_are_what_libseccomp_compiles(void **state)

@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "helper/settle.h"
+#include "helper/engine/settle.h"
 
 #define SEL(s, o, r, d) settle_select((s), (o), (r), (d), CONFINE_STEP_NONE)
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "src/table.h"
+#include "src/core/table.h"
 
 #define NB 4
 #define N 12

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/mountinfo.h"
-#include "src/proc.h"
+#include "src/core/mountinfo.h"
+#include "src/core/proc.h"
 #include "tests/testutil.h"
 
 #ifdef __linux__

@@ -84,7 +84,7 @@ void tu_own_pids(void);
  */
 void tu_path_setup(void);
 bool tu_path_direct(void);
-/* The init's path: each job in namespaces of its own (helper/ns.h). */
+/* The init's path: each job in namespaces of its own (helper/backend/ns.h). */
 bool tu_path_init(void);
 /*
  * NULL when a job (pid, pgid and its parent's ppid, as it sees them; in

@@ -1,5 +1,5 @@
 /*
- * The helper's trash (helper/trash.h): a settled job's tmp goes in only
+ * The helper's trash (helper/engine/trash.h): a settled job's tmp goes in only
  * when it holds nothing but empty directories its view made, and only
  * empty directories ever leave it, never through a link.
  */
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helper/trash.h"
+#include "helper/engine/trash.h"
 #include "tests/testutil.h"
 
 static char base[256];  /* each case's own, made by setup */

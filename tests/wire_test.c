@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/wire.h"
+#include "src/core/wire.h"
 
 static const char *const argv3[] = { "cc", "-c", "x.c", NULL };
 static const char *const env2[] = { "A=1", "PATH=/bin", NULL };

@@ -4,7 +4,7 @@
  *   confine-run [OPTIONS] [--] EXE [ARG...]
  *
  * One job, its stdio our own. By default this process is the job's helper
- * itself (helper/local.h: the helper's own job code, run here, with one
+ * itself (helper/engine/local.h: the helper's own job code, run here, with one
  * init prepared while the start goes on); with --helper or $CONFINE_SOCKET
  * it is a client of <confine/confine.h> instead, of that helper. The pure
  * parts (durations, exit statuses, the summary, the JSON) are in cli.c;
@@ -25,8 +25,8 @@
 
 #include <confine/confine.h>
 
-#include "helper/local.h"
-#include "src/sigpipe.h"
+#include "helper/engine/local.h"
+#include "src/core/sigpipe.h"
 #include "tools/cli.h"
 
 static const char usage_text[] =
@@ -163,7 +163,7 @@ struct opts {
 	char **argv;                 /* the job's, from EXE on */
 };
 
-static int sigfd = -1;            /* the self-pipe (src/sigpipe.h) */
+static int sigfd = -1;            /* the self-pipe (src/core/sigpipe.h) */
 static sigset_t caught;          /* the signals that cancel the job */
 
 /* --result's FILE once it is open: a refusal is written there too. */
@@ -660,7 +660,7 @@ open_result(const char *path)
 
 /*
  * The job run by this process itself: confine-run is small and runs one
- * job, so it is the job's helper (helper/local.h) and starts no other.
+ * job, so it is the job's helper (helper/engine/local.h) and starts no other.
  * 0, or CLI_EXIT_USAGE with the refusal said.
  */
 static int

@@ -2,7 +2,7 @@
 
 confine_dist lays out, beneath a directory named after the target, what
 goes beneath PREFIX: lib/libconfine.so (with a soname) and lib/libconfine.a
-holding every object of //src:client as one (only confine_* names global), bin/confine-run, libexec/confine-helper,
+holding every object of //src/client as one (only confine_* names global), bin/confine-run, libexec/confine-helper,
 the header and the manual pages; beside them the files prefix, soname and
 libs.private that tools/install-dist.sh reads. Its configuration drops any
 sanitizer (an installed library is linked by plain cc) and compiles the
@@ -44,7 +44,7 @@ def _dist_transition_impl(settings, attr):
     prefix = _checked_prefix(attr.prefix or settings[_PREFIX])
     helper = prefix + "/libexec/confine-helper"
     return {
-        # Every C file gets the define; only src/client.c reads it.
+        # Every C file gets the define; only src/client/client.c reads it.
         _COPT: _unsanitized(settings[_COPT]) + ["-DCONFINE_HELPER_DEFAULT=\"%s\"" % helper],
         _LINKOPT: _unsanitized(settings[_LINKOPT]),
     }
@@ -260,7 +260,7 @@ confine_dist = rule(
         # Empty: --//tools:prefix decides.
         "prefix": attr.string(),
         # The client's own objects: //:confine is them, localized.
-        "_lib": attr.label(default = "//src:client", providers = [CcInfo]),
+        "_lib": attr.label(default = "//src/client", providers = [CcInfo]),
         "_run": attr.label(default = "//tools:confine-run", executable = True, cfg = "target"),
         "_helper": attr.label(default = "//helper:confine-helper", executable = True, cfg = "target"),
         "_header": attr.label(default = "//:include/confine/confine.h", allow_single_file = [".h"]),

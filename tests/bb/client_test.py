@@ -649,7 +649,7 @@ def case_a_hundred_runs_at_once_none_lost_none_leaked():
                "the runner has %d descriptors, %d before"
                % (fds(r.proc.pid), fds_before))
         # Each prepared init of the helper's holds a private tmp for its
-        # job (helper/prepared.h): nothing of a job's is in one.
+        # job (helper/engine/prepared.h): nothing of a job's is in one.
         def tmps():
             return [e for e in os.listdir(r.tmp)
                     if e.startswith("confine-tmp.")]

@@ -374,7 +374,7 @@ import json, sys
 e = json.loads(open(sys.argv[1]).read())["enforced"]
 assert e["backend"] == "landlock", e
 assert e["landlock"] == sys.argv[2], e
-# The rights of each ABI (helper/landlock.c), as this kernel has them.
+# The rights of each ABI (helper/backend/landlock.c), as this kernel has them.
 rights = ["write"] + ["refer"] * (int(sys.argv[2]) >= 2) + \
     ["truncate"] * (int(sys.argv[2]) >= 3) + \
     ["ioctl-dev"] * (int(sys.argv[2]) >= 5) + ["tcp"] * (int(sys.argv[2]) >= 4) + \

@@ -1,14 +1,15 @@
 /*
  * A host and a library built against headers of different sizes.
  *
- * Built as is, it is a host of this header linked with //src:client_next,
- * the library as the next version would build it (one more field at the
- * end of confine_options, confine_spec and confine_result): each struct
- * of the host sits at the very end of a page followed by one that cannot
- * be touched, so a library that read or wrote its own sizeof instead of
- * the host's would fault. Built with CONFINE_ABI_NEXT, it is the next
- * version's host against this library: the field it adds, left zero,
- * changes nothing; set, it is refused with -E2BIG, never ignored.
+ * Built as is, it is a host of this header linked with
+ * //src/client:client_next, the library as the next version would build
+ * it (one more field at the end of confine_options, confine_spec and
+ * confine_result): each struct of the host sits at the very end of a
+ * page followed by one that cannot be touched, so a library that read
+ * or wrote its own sizeof instead of the host's would fault. Built with
+ * CONFINE_ABI_NEXT, it is the next version's host against this library:
+ * the field it adds, left zero, changes nothing; set, it is refused with
+ * -E2BIG, never ignored.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -13,8 +13,8 @@ set -eu
 root=$1 work=$2 secs=$3 target=$4
 shift 4
 case $target in
-wire) srcs="src/wire.c src/spec.c helper/policy.c src/names.c" ;;
-cli) srcs="tools/cli.c src/names.c" ;;
+wire) srcs="src/core/wire.c src/core/spec.c helper/backend/policy.c src/core/names.c" ;;
+cli) srcs="tools/cli.c src/core/names.c" ;;
 *) echo "libfuzzer.sh: no fuzz target $target (wire or cli)" >&2; exit 2 ;;
 esac
 command -v clang >/dev/null 2>&1 || { echo "libfuzzer.sh: clang not found (tools/setup installs it)" >&2; exit 2; }

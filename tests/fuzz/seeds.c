@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/wire.h"
+#include "src/core/wire.h"
 
 static const char *dir;
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helper/policy.h"
-#include "src/spec.h"
-#include "src/wire.h"
+#include "helper/backend/policy.h"
+#include "src/core/spec.h"
+#include "src/core/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

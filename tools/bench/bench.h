@@ -2,7 +2,7 @@
  * The benchmark's shared declarations. Every confine-* method goes through
  * the public API only (<confine/confine.h>), as a host would; the floors
  * (run.c's floor-confined, floor-view, floor-ns) call the helper's
- * confinement itself (//helper:backend), to measure it without a helper.
+ * confinement itself (//helper/backend), to measure it without a helper.
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H

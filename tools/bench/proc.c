@@ -12,8 +12,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "src/mountinfo.h"
-#include "src/proc.h"
+#include "src/core/mountinfo.h"
+#include "src/core/proc.h"
 #include "tools/bench/bench.h"
 
 /* "Field:   1234 kB" in a status-like file; -1 when absent. */

@@ -18,11 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helper/caps.h"
-#include "helper/landlock.h"
-#include "helper/mountns.h"
-#include "helper/ns.h"
-#include "helper/seccomp.h"
+#include "helper/backend/caps.h"
+#include "helper/backend/landlock.h"
+#include "helper/backend/mountns.h"
+#include "helper/backend/ns.h"
+#include "helper/backend/seccomp.h"
 #include "tools/bench/bench.h"
 
 #define TRUE_PATH "/bin/true"

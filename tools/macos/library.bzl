@@ -1,6 +1,6 @@
 """The library as a Mac would ship it: libconfine.a and libconfine.dylib.
 
-Both hold every object of //src:client, as tools/dist.bzl's Linux library
+Both hold every object of //src/client, as tools/dist.bzl's Linux library
 does, so that linking them proves the whole library resolves against
 libSystem, with each internal name renamed confine__NAME as //:confine's
 are (tools/dist.bzl's rename_macho). The dylib is named
@@ -62,7 +62,7 @@ def _impl(ctx):
 macos_library = rule(
     implementation = _impl,
     attrs = dict({
-        "_lib": attr.label(default = "//src:client", providers = [CcInfo]),
+        "_lib": attr.label(default = "//src/client", providers = [CcInfo]),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
     }, **MACHO_ATTRS),
     fragments = ["cpp"],
