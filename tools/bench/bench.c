@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +34,7 @@ usage(void)
 "  --host-threads N,...   threads in the host (1,64)\n"
 "  --reps N               latency repetitions per method (1000)\n"
 "  --fork-reps N          the same for fork from a host above 0 MiB (40)\n"
+"  --pause-ms MS          latency: at rest this long before each job (0)\n"
 "  --tp-threads N,...     throughput submitting threads (1,2,16,64)\n"
 "  --tp-seconds S         one throughput phase (1.5)\n"
 "  --tp-rounds N          phases per method and thread count (3)\n"
@@ -63,31 +63,6 @@ usage(void)
 "  --out FILE             the TSV (" DEFAULT_OUT ")\n"
 "  --plot DIR             then draw the PNGs into DIR with tools/bench/plot\n");
 	exit(2);
-}
-
-void
-bench_title(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("\n== ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-void
-bench_line(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 }
 
 static long
@@ -273,6 +248,7 @@ struct num_opt {
 static const struct num_opt ints[] = {
 	NUM("reps", reps, 1, 1000000),
 	NUM("fork-reps", fork_reps, 1, 1000000),
+	NUM("pause-ms", pause_ms, 0, 10000),
 	NUM("tp-rounds", tp_rounds, 1, 1000),
 	NUM("deadline-reps", dl_single_reps, 1, 100000),
 	NUM("deadline-ms", dl_single_ms, 1, 60000),
@@ -400,10 +376,10 @@ target(const char *name, const char *how, double value, double limit,
 	stats_value("target", name, known ? (verdict[0] == 'M' ? "missed" :
 	    "met") : "n/a", 0, 0, 0, known ? value : 0, "");
 	if (known)
-		bench_line("%-6s %-66s %9.2f %s %g", verdict, how, value,
+		stats_line("%-6s %-66s %9.2f %s %g", verdict, how, value,
 		    at_most ? "<=" : ">=", limit);
 	else
-		bench_line("%-6s %-66s (not measured in this run)", verdict, how);
+		stats_line("%-6s %-66s (not measured in this run)", verdict, how);
 }
 
 static double
@@ -455,7 +431,7 @@ targets(const struct bench_opts *o)
 	char how[96];
 	const struct row *r;
 
-	bench_title("issue 14 targets (and issue 5's for the helper's memory)");
+	stats_title("issue 14 targets (and issue 5's for the helper's memory)");
 	/* Every cell's ratio must hold; the worst one is the figure. */
 	for (h = 0; h < o->hosts_mib.n; h++)
 		for (k = 0; k < o->host_threads.n; k++) {
@@ -523,51 +499,14 @@ machine(void)
 	mem = (long)((long long)sysconf(_SC_PHYS_PAGES) *
 	    sysconf(_SC_PAGESIZE) / MIB);
 	uname(&u);
-	bench_line("machine: %s, %ld CPUs, %ld MiB RAM, %s %s", model,
+	stats_line("machine: %s, %ld CPUs, %ld MiB RAM, %s %s", model,
 	    sysconf(_SC_NPROCESSORS_ONLN), mem, u.sysname, u.release);
 	if ((f = fopen("/proc/loadavg", "re")) != NULL) {
 		if (fgets(line, sizeof(line), f) != NULL)
-			bench_line("load average at start: %.*s",
+			stats_line("load average at start: %.*s",
 			    (int)strcspn(line, "\n"), line);
 		fclose(f);
 	}
-}
-
-int
-bench_path(const struct runner *r, struct confine *c, const char *who,
-    bool shepherd, struct run_probe *out)
-{
-	struct run_probe p;
-	bool direct, can = proc_cgroup_kill();
-
-	if (run_probe(c, r->scratch, &p) != 0) {
-		fprintf(stderr, "bench: %s's helper could not run a job\n", who);
-		return -1;
-	}
-	direct = p.direct;
-	/* 1 where it is the path expected. */
-	stats_value("path", who, direct ? "direct" : "shepherd", (long)
-	    run_host_mib(), 0, 0, direct == (!shepherd && can) ? 1 : 0, "");
-	if (direct)
-		bench_line("path: %-17s (pid %ld) direct: a job (pid %ld) is its "
-		    "child", who, (long)confine_helper_pid(c), (long)p.pid);
-	else
-		bench_line("path: %-17s (pid %ld) shepherd: a job (pid %ld) is "
-		    "a shepherd's child", who, (long)confine_helper_pid(c),
-		    (long)p.pid);
-	if (shepherd && direct)
-		bench_line("      NOT the shepherd path CONFINE_SHEPHERD=1 asks for: "
-		    "these figures are the direct path's");
-	else if (!shepherd && !direct && can)
-		bench_line("      NOT the direct path, though this machine has a "
-		    "writable cgroup v2 with cgroup.kill: these figures are the "
-		    "shepherd path's");
-	else if (!shepherd && !direct)
-		bench_line("      (no writable cgroup v2 with cgroup.kill here: no "
-		    "direct path)");
-	if (out != NULL)
-		*out = p;
-	return 0;
 }
 
 /*
@@ -589,13 +528,13 @@ tmp_mount(const struct run_probe *p)
 		dir = "/tmp";
 	}
 	if (proc_mount(dir, NULL, &m) != 0) {
-		bench_line("jobs' tmp: in %s, its mount not found", dir);
+		stats_line("jobs' tmp: in %s, its mount not found", dir);
 		return;
 	}
-	bench_line("jobs' tmp: in %s, mounted at %s: %s, options %s, super "
+	stats_line("jobs' tmp: in %s, mounted at %s: %s, options %s, super "
 	    "options %s", dir, m.point, m.type, m.opts, m.super);
 	if (strstr(m.opts, "discard") != NULL || strstr(m.super, "discard") != NULL)
-		bench_line("      mounted with discard: each job's tmp made and "
+		stats_line("      mounted with discard: each job's tmp made and "
 		    "removed costs more here than on tmpfs");
 }
 
@@ -703,25 +642,25 @@ main(int argc, char **argv)
 		goto done;
 	}
 
-	bench_title("confine benchmark (%s preset), confine %s", o.preset,
+	stats_title("confine benchmark (%s preset), confine %s", o.preset,
 	    CONFINE_VERSION);
 	machine();
 #ifdef __OPTIMIZE__
-	bench_line("build: optimized (-c opt), as installed");
+	stats_line("build: optimized (-c opt), as installed");
 #else
 	/* The helper of fork mode is this binary's own code. */
-	bench_line("build: NOT optimized: confine's side runs -O0 code; "
+	stats_line("build: NOT optimized: confine's side runs -O0 code; "
 	    "figures to compare want bazel run -c opt //tools/bench");
 #endif
-	bench_line("helper: pid %ld, %s mode%s; scratch %s; bwrap %s",
+	stats_line("helper: pid %ld, %s mode%s; scratch %s; bwrap %s",
 	    (long)confine_helper_pid(r.c), o.mode == CONFINE_MODE_EXEC ? "exec" :
 	    o.mode == CONFINE_MODE_FORK ? "fork (carried)" : "auto (carried)",
 	    o.shepherd ? ", the shepherd path (--shepherd)" : "", scratch,
 	    o.bwrap);
 	/* Checked, not assumed: one job through each helper. */
-	rc = bench_path(&r, r.c, "helper", o.shepherd, &probe) == 0 &&
-	    (r.shep == NULL || bench_path(&r, r.shep, run_name(RUN_CONFINE_SHEP),
-	    true, NULL) == 0) && (r.unprep == NULL || bench_path(&r, r.unprep,
+	rc = run_path(&r, r.c, "helper", o.shepherd, &probe) == 0 &&
+	    (r.shep == NULL || run_path(&r, r.shep, run_name(RUN_CONFINE_SHEP),
+	    true, NULL) == 0) && (r.unprep == NULL || run_path(&r, r.unprep,
 	    run_name(RUN_CONFINE_UNPREP), false, NULL) == 0) ? 0 : 1;
 	if (rc == 0)
 		tmp_mount(&probe);
@@ -749,14 +688,14 @@ done:
 	if (scratch[0] != '\0')
 		rmdir(scratch);
 	if (rc == 0 && stats_write_tsv(out) == 0) {
-		bench_line("\nresults: %s", out);
+		stats_line("\nresults: %s", out);
 		if (plot_dir != NULL && plot(argv[0], out, plot_dir) != 0)
 			rc = 1;
 	} else {
 		rc = 1;
 	}
 	if (rc == 0 && missed)
-		bench_line("%d target(s) missed: see docs/benchmarks.md", missed);
+		stats_line("%d target(s) missed: see docs/benchmarks.md", missed);
 	stats_reset();
 	free(out);
 	free(plot_dir);

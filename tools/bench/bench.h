@@ -39,6 +39,7 @@ struct bench_opts {
 	struct bench_list hosts_mib;     /* latency: host sizes */
 	struct bench_list host_threads;  /* latency: threads in the host */
 	int reps;                        /* latency repetitions per method */
+	int pause_ms;                    /* latency: at rest before each job */
 	int fork_reps;                   /* fork (and a late-forked helper)
 	                                    from a host above 0 MiB */
 	struct bench_list tp_threads;    /* throughput: submitting threads */
@@ -194,7 +195,18 @@ size_t run_host_mib(void);
 int run_park(int threads);       /* the host has this many threads after */
 void run_unpark(void);
 
-/* ---- stats.c: samples, rows, the TSV ---- */
+/*
+ * Which path c's jobs take, seen in one /bin/true job: on the direct
+ * path the job leads its own group, on the shepherd's it is in the group
+ * its shepherd made. One line, and a plain warning when it is not the
+ * path expected: the shepherd's when asked for, else the direct one where
+ * proc_cgroup_kill(). The probe into out when not NULL. 0, or -1 when the
+ * job failed.
+ */
+int run_path(const struct runner *r, struct confine *c, const char *who,
+    bool shepherd, struct run_probe *out);
+
+/* ---- stats.c: samples, rows, the TSV, the printed lines ---- */
 
 struct samples {
 	double *v;
@@ -233,6 +245,10 @@ const struct row *stats_find(const char *section, const char *method,
     const char *variant, long host_mib, long threads, long jobs);
 int stats_write_tsv(const char *path);
 void stats_reset(void);
+
+/* Printing: a section title, and a table line. */
+void stats_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void stats_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- proc.c: what /proc says about the helper and its shepherds ---- */
 
@@ -280,20 +296,5 @@ int bench_throughput(const struct bench_opts *o, struct runner *r);
 int bench_deadline(const struct bench_opts *o, struct runner *r);
 int bench_memory(const struct bench_opts *o, struct runner *r, long idle_kib);
 int bench_cpu(const struct bench_opts *o, struct runner *r);
-
-/*
- * Which path c's jobs take, seen in one /bin/true job: on the direct
- * path the job leads its own group, on the shepherd's it is in the group
- * its shepherd made. One line, and a plain warning when it is not the
- * path expected: the shepherd's when asked for, else the direct one where
- * proc_cgroup_kill(). The probe into out when not NULL. 0, or -1 when the
- * job failed.
- */
-int bench_path(const struct runner *r, struct confine *c, const char *who,
-    bool shepherd, struct run_probe *out);
-
-/* Printing: a section title, and a table line. */
-void bench_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void bench_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

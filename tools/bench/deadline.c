@@ -197,10 +197,10 @@ spawn_load(const char *variant, int n, struct dlrun *d)
 	    "us");
 	stats_row("spawn-load", "confine-landlock", "last-tenth", 0, 1, n, &l,
 	    "us");
-	bench_line("        spawning %d sleepers took %.0f ms; confine_spawn p50 "
+	stats_line("        spawning %d sleepers took %.0f ms; confine_spawn p50 "
 	    "%.0f us for the first tenth, %.0f us for the last", n,
 	    d->spawn_ms, f.p50, l.p50);
-	bench_line("        the helper was on a CPU %.0f%% of the time from the "
+	stats_line("        the helper was on a CPU %.0f%% of the time from the "
 	    "first deadline to the last settlement", 100 * d->helper_busy);
 	stats_value("helper-busy", "confine-landlock", variant, 0, 1, n,
 	    100 * d->helper_busy, "%");
@@ -217,7 +217,7 @@ report(const char *variant, int n, struct dlrun *d)
 	stats_summary(&d->lower, &b);
 	stats_row("deadline", "host-observed", variant, 0, 1, n, &a, "us");
 	stats_row("deadline", "wall-lower-bound", variant, 0, 1, n, &b, "us");
-	bench_line("%-7s %5d %6zu %9.0f %9.0f %9.0f %9.0f   %9.0f %9.0f %9.0f"
+	stats_line("%-7s %5d %6zu %9.0f %9.0f %9.0f %9.0f   %9.0f %9.0f %9.0f"
 	    " %6d %5d", variant, n, a.n, a.p50, a.p90, a.p99, a.max, b.p50,
 	    b.p90, b.p99, d->fired_early, d->wrong);
 	if (d->wrong)
@@ -258,7 +258,7 @@ floor_burst(int n)
 	if (rc == 0) {
 		stats_summary(&s, &a);
 		stats_row("deadline", "floor-burst", "burst", 0, 1, n, &a, "us");
-		bench_line("%-7s %5d %6zu %9.0f %9.0f %9.0f %9.0f   (the kill "
+		stats_line("%-7s %5d %6zu %9.0f %9.0f %9.0f %9.0f   (the kill "
 		    "to each reaping, by their parent: no server)", "floor", n,
 		    a.n, a.p50, a.p90, a.p99, a.max);
 	}
@@ -273,9 +273,9 @@ bench_deadline(const struct bench_opts *o, struct runner *r)
 	size_t k;
 	int i, n, rc = 0, lead, burst;
 
-	bench_title("deadline lateness of Cancelled, microseconds: host-observed "
+	stats_title("deadline lateness of Cancelled, microseconds: host-observed "
 	    "(an upper bound) and wall_us - deadline (a lower bound)");
-	bench_line("%-7s %5s %6s %9s %9s %9s %9s   %9s %9s %9s %6s %5s",
+	stats_line("%-7s %5s %6s %9s %9s %9s %9s   %9s %9s %9s %6s %5s",
 	    "spread", "jobs", "n", "p50", "p90", "p99", "max", "low p50",
 	    "low p90", "low p99", "behind", "wrong");
 	for (k = 0; k < o->dl_jobs.n && rc == 0; k++) {

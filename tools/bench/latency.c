@@ -2,7 +2,10 @@
  * Latency of start + settle of /bin/true, every method side by side in the
  * same host: for each host size and thread count, the methods take turns
  * one repetition at a time, so that noise from the rest of the machine
- * falls on all of them alike.
+ * falls on all of them alike. With --pause-ms, each job starts after
+ * that long at rest: one job's latency, not what the one before it left
+ * the machine to do (a helper's next prepared init, a namespace's
+ * teardown), which back to back (the default) it pays as well.
  */
 #include <stdio.h>
 #include <string.h>
@@ -78,7 +81,7 @@ phases(enum run_method m, long host_mib, long threads, struct samples ph[3])
 		    1, &sum[i], "us");
 		stats_free(&ph[i]);
 	}
-	bench_line("  %-16s p50: confine_spawn %.0f + confine_wait %.0f "
+	stats_line("  %-16s p50: confine_spawn %.0f + confine_wait %.0f "
 	    "(the job's own fork..exit: %.0f)", run_name(m), sum[0].p50,
 	    sum[1].p50, sum[2].p50);
 }
@@ -108,6 +111,8 @@ cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
 			m = (enum run_method)((i + k) % RUN_NMETHODS);
 			if (i >= reps[m] || m == RUN_CONFINE_LATE)
 				continue;
+			if (o->pause_ms > 0)
+				usleep((useconds_t)o->pause_ms * 1000);
 			rc = timed(r, m, &s[m], phased(m) ? ph[m] : NULL);
 		}
 	/*
@@ -135,7 +140,7 @@ cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
 			continue;
 		stats_row("latency", run_name(m), "", host_mib, threads, 1, &sum[m],
 		    "us");
-		bench_line("%-18s %6ld MiB %3ld thr %5zu %10.1f %10.1f %10.1f "
+		stats_line("%-18s %6ld MiB %3ld thr %5zu %10.1f %10.1f %10.1f "
 		    "%8.2fx", run_name(m), host_mib, threads, sum[m].n,
 		    sum[m].p50, sum[m].p90, sum[m].p99,
 		    base > 0 ? sum[m].p50 / base : 0);
@@ -155,9 +160,9 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 	int64_t t0;
 	int rc = 0;
 
-	bench_title("latency of start + settle of /bin/true, microseconds "
+	stats_title("latency of start + settle of /bin/true, microseconds "
 	    "(ratio: p50 over posix_spawn's p50 in the same host)");
-	bench_line("%-18s %10s %7s %5s %10s %10s %10s %9s", "method", "host",
+	stats_line("%-18s %10s %7s %5s %10s %10s %10s %9s", "method", "host",
 	    "threads", "n", "p50", "p90", "p99", "ratio");
 	for (h = 0; h < o->hosts_mib.n && rc == 0; h++) {
 		t0 = bench_now();
@@ -184,7 +189,7 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 				r->late = NULL;
 			}
 			if (r->late != NULL)
-				rc = bench_path(r, r->late,
+				rc = run_path(r, r->late,
 				    run_name(RUN_CONFINE_LATE), o->shepherd, NULL);
 			if (rc == 0)
 				rc = run_park((int)o->host_threads.v[t]);

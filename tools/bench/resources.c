@@ -121,7 +121,7 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 	size_t nsheps = 0;
 	int i, n = o->inflight, rc = 0;
 
-	bench_title("helper memory, KiB (VmRSS of pid %ld), and the processes "
+	stats_title("helper memory, KiB (VmRSS of pid %ld), and the processes "
 	    "below it", (long)helper);
 	/* A few jobs first: what one job costs once, not per job in flight. */
 	for (i = 0; i < 10 && rc == 0; i++)
@@ -185,22 +185,22 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 		    "helper-exec-mode" : "helper-fork-mode", "idle-fresh", 0, 1, 0,
 		    (double)alt_kib, "KiB");
 
-	bench_line("helper idle, fresh                   %8ld", fresh_kib);
-	bench_line("helper idle, after its first jobs     %8ld", idle);
-	bench_line("helper with %5d jobs in flight      %8ld  (+%.2f KiB a job)",
+	stats_line("helper idle, fresh                   %8ld", fresh_kib);
+	stats_line("helper idle, after its first jobs     %8ld", idle);
+	stats_line("helper with %5d jobs in flight      %8ld  (+%.2f KiB a job)",
 	    n, busy, per_job);
-	bench_line("helper page tables then              %8ld", pte);
-	bench_line("helper descriptors idle, then        %4ld, %ld (each job's "
+	stats_line("helper page tables then              %8ld", pte);
+	stats_line("helper descriptors idle, then        %4ld, %ld (each job's "
 	    "process, or its shepherd, starts with them all)", fds_idle,
 	    fds_busy);
-	bench_line("processes below the helper idle, then %3ld, %ld: %.2f a job "
+	stats_line("processes below the helper idle, then %3ld, %ld: %.2f a job "
 	    "in flight", procs_idle, procs_busy, procs);
-	bench_line("helper once they settled             %8ld", after);
+	stats_line("helper once they settled             %8ld", after);
 	if (alt_kib >= 0)
-		bench_line("a fresh %s-mode helper, idle         %8ld",
+		stats_line("a fresh %s-mode helper, idle         %8ld",
 		    alt == CONFINE_MODE_EXEC ? "exec" : "fork", alt_kib);
 	if (nsheps > 0)
-		bench_line("shepherds found: %zu; each, mean: RSS %.0f, PSS %.0f, "
+		stats_line("shepherds found: %zu; each, mean: RSS %.0f, PSS %.0f, "
 		    "private %.0f, page tables %.0f", nsheps,
 		    stats_find("memory", "shepherd", "rss", -1, -1, -1)->s.p50,
 		    stats_find("memory", "shepherd", "pss", -1, -1, -1)->s.p50,
@@ -208,7 +208,7 @@ bench_memory(const struct bench_opts *o, struct runner *r, long fresh_kib)
 		    stats_find("memory", "shepherd", "pagetables", -1, -1,
 		    -1)->s.p50);
 	else
-		bench_line("shepherds found: none");
+		stats_line("shepherds found: none");
 	free(jobs);
 	free(sheps);
 	return rc;
@@ -240,7 +240,7 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 
 	if (n <= 0)
 		return 0;
-	bench_title("CPU time per job of /bin/true, microseconds (%d jobs, one "
+	stats_title("CPU time per job of /bin/true, microseconds (%d jobs, one "
 	    "after another)", n);
 	quiesce(r);
 	if (proc_cpu_us(helper, a) != 0 || (on0 = proc_oncpu_ns(helper)) < 0) {
@@ -309,15 +309,15 @@ bench_cpu(const struct bench_opts *o, struct runner *r)
 	    helper_self + helper_kids + host, "us/job")->s.p50;
 	all_s = stats_value("cpu", "posix_spawn", "in-all", 0, 1, n,
 	    sp_self + sp_kids, "us/job")->s.p50;
-	bench_line("helper itself (schedstat)                 %8.1f", helper_self);
-	bench_line("helper's children: jobs (and shepherds)   %8.1f  "
+	stats_line("helper itself (schedstat)                 %8.1f", helper_self);
+	stats_line("helper's children: jobs (and shepherds)   %8.1f  "
 	    "(clock ticks: +-%.0f)", helper_kids, 1e6 / (double)sysconf(_SC_CLK_TCK) / k);
-	bench_line("  of which the jobs' own (result rusage)  %8.1f", own);
-	bench_line("  so the shepherds and removers, about    %8.1f", helper_kids - own);
-	bench_line("host: the client library                  %8.1f", host);
-	bench_line("posix_spawn: host %.1f, the child %.1f", sp_self, sp_kids);
-	bench_line("confine in all %.1f, posix_spawn in all %.1f", all_c, all_s);
-	bench_line("the whole machine busy (/proc/stat, kernel threads and "
+	stats_line("  of which the jobs' own (result rusage)  %8.1f", own);
+	stats_line("  so the shepherds and removers, about    %8.1f", helper_kids - own);
+	stats_line("host: the client library                  %8.1f", host);
+	stats_line("posix_spawn: host %.1f, the child %.1f", sp_self, sp_kids);
+	stats_line("confine in all %.1f, posix_spawn in all %.1f", all_c, all_s);
+	stats_line("the whole machine busy (/proc/stat, kernel threads and "
 	    "any other load too): confine %.1f, posix_spawn %.1f", sys_c, sys_s);
 	return 0;
 }

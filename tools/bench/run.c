@@ -875,3 +875,40 @@ run_unpark(void)
 	free(parked);
 	parked = NULL;
 }
+
+int
+run_path(const struct runner *r, struct confine *c, const char *who,
+    bool shepherd, struct run_probe *out)
+{
+	struct run_probe p;
+	bool direct, can = proc_cgroup_kill();
+
+	if (run_probe(c, r->scratch, &p) != 0) {
+		fprintf(stderr, "bench: %s's helper could not run a job\n", who);
+		return -1;
+	}
+	direct = p.direct;
+	/* 1 where it is the path expected. */
+	stats_value("path", who, direct ? "direct" : "shepherd", (long)
+	    run_host_mib(), 0, 0, direct == (!shepherd && can) ? 1 : 0, "");
+	if (direct)
+		stats_line("path: %-17s (pid %ld) direct: a job (pid %ld) is its "
+		    "child", who, (long)confine_helper_pid(c), (long)p.pid);
+	else
+		stats_line("path: %-17s (pid %ld) shepherd: a job (pid %ld) is "
+		    "a shepherd's child", who, (long)confine_helper_pid(c),
+		    (long)p.pid);
+	if (shepherd && direct)
+		stats_line("      NOT the shepherd path CONFINE_SHEPHERD=1 asks for: "
+		    "these figures are the direct path's");
+	else if (!shepherd && !direct && can)
+		stats_line("      NOT the direct path, though this machine has a "
+		    "writable cgroup v2 with cgroup.kill: these figures are the "
+		    "shepherd path's");
+	else if (!shepherd && !direct)
+		stats_line("      (no writable cgroup v2 with cgroup.kill here: no "
+		    "direct path)");
+	if (out != NULL)
+		*out = p;
+	return 0;
+}

@@ -3,6 +3,7 @@
  * targets and written as one TSV that tools/bench/plot reads.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,4 +182,29 @@ stats_reset(void)
 	free(rows);
 	rows = NULL;
 	nrows = caprows = 0;
+}
+
+void
+stats_title(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("\n== ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void
+stats_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
 }

@@ -95,9 +95,9 @@ bench_throughput(const struct bench_opts *o, struct runner *r)
 	size_t t;
 	int round, k, m;
 
-	bench_title("throughput of /bin/true, jobs per second (median of %d "
+	stats_title("throughput of /bin/true, jobs per second (median of %d "
 	    "rounds of %.1f s)", o->tp_rounds, o->tp_seconds);
-	bench_line("%7s %18s %14s %14s %14s %7s %7s", "threads",
+	stats_line("%7s %18s %14s %14s %14s %7s %7s", "threads",
 	    run_name(ms[0]), run_name(ms[1]), run_name(ms[2]), run_name(ms[3]),
 	    "ratio", "floor");
 	for (t = 0; t < o->tp_threads.n; t++) {
@@ -124,7 +124,7 @@ bench_throughput(const struct bench_opts *o, struct runner *r)
 			stats_free(&s[m]);
 		}
 		/* ratio: confine's; floor: floor-confined's; over posix_spawn's. */
-		bench_line("%7ld %18.0f %14.0f %14.0f %14.0f %6.2fx %6.2fx",
+		stats_line("%7ld %18.0f %14.0f %14.0f %14.0f %6.2fx %6.2fx",
 		    o->tp_threads.v[t], sum[0].p50, sum[1].p50, sum[2].p50,
 		    sum[3].p50, sum[1].p50 > 0 ? sum[0].p50 / sum[1].p50 : 0,
 		    sum[1].p50 > 0 ? sum[3].p50 / sum[1].p50 : 0);
