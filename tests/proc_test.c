@@ -240,9 +240,11 @@ signals_arrive_through_the_pipe_and_nothing_after_it_is_closed(void **state)
 	sigpipe_close(fd);
 }
 
+enum make { BY_FORK, BY_SIGPIPE_FORK, BY_SIGPIPE_CLONE };
+
 /* A child's SIGUSR1, raised right after the fork, as the parent sees it. */
 static bool
-childs_signal_reaches_parent(bool held)
+childs_signal_reaches_parent(enum make how)
 {
 	static const int sigs[] = { SIGUSR1 };
 	sigset_t got;
@@ -251,7 +253,8 @@ childs_signal_reaches_parent(bool held)
 
 	fd = sigpipe_open(sigs, 1, 0);
 	assert_true(fd >= 0);
-	pid = held ? sigpipe_fork() : fork();
+	pid = how == BY_SIGPIPE_FORK ? sigpipe_fork() :
+	    how == BY_SIGPIPE_CLONE ? sigpipe_clone(0) : fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		(void)raise(SIGUSR1);
@@ -270,8 +273,9 @@ a_forked_childs_signals_are_not_its_parents(void **state)
 {
 	(void)state;
 	/* The hazard: the child's handler is the parent's, its pipe too. */
-	assert_true(childs_signal_reaches_parent(false));
-	assert_false(childs_signal_reaches_parent(true));
+	assert_true(childs_signal_reaches_parent(BY_FORK));
+	assert_false(childs_signal_reaches_parent(BY_SIGPIPE_FORK));
+	assert_false(childs_signal_reaches_parent(BY_SIGPIPE_CLONE));
 }
 
 int

@@ -8,7 +8,6 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,20 +87,7 @@ ns_map_self(uid_t uid, gid_t gid, enum op *op)
 pid_t
 ns_clone_init(bool userns)
 {
-	unsigned long flags = CLONE_NEWPID | SIGCHLD;
-	sigset_t old;
-	pid_t pid;
-	int err;
-
-	if (userns)
-		flags |= CLONE_NEWUSER;
-	sigpipe_hold(&old);
-	/* fork()'s way: no stack given, the child runs on a copy of ours. */
-	pid = (pid_t)syscall(SYS_clone, flags, 0, NULL, NULL, 0);
-	err = errno;
-	sigpipe_release(pid == 0, &old);
-	errno = err;
-	return pid;
+	return sigpipe_clone(CLONE_NEWPID | (userns ? CLONE_NEWUSER : 0));
 }
 
 /* The loopback interface up: the namespace's one network. */

@@ -12,7 +12,6 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #endif
 
 #include "helper/engine/env.h"
@@ -153,18 +152,11 @@ view_probe(struct job_env *env)
 {
 	enum op op = OP_NONE;
 	int status, rc;
-	sigset_t old;
 	pid_t pid;
 
 	env->view_op = OP_UNSHARE_MOUNT;
-	/*
-	 * fork()'s way, but the system call itself, as ns_clone_init: a
-	 * C library's or a sanitizer's fork may leave the child with a
-	 * thread of its own, and a process of two refuses CLONE_NEWUSER.
-	 */
-	sigpipe_hold(&old);
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
-	sigpipe_release(pid == 0, &old);
+	/* The child may make a user namespace: one thread (sigpipe.h). */
+	pid = sigpipe_clone(0);
 	if (pid == 0) {
 		/* Its errno, and whether the user namespace's call failed. */
 		rc = mountns_unshare(&op);

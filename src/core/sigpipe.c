@@ -2,6 +2,9 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "src/core/fd.h"
 #include "src/core/sigpipe.h"
@@ -101,3 +104,20 @@ sigpipe_fork(void)
 	errno = err;
 	return pid;
 }
+
+#ifdef __linux__
+pid_t
+sigpipe_clone(unsigned long flags)
+{
+	sigset_t old;
+	pid_t pid;
+	int err;
+
+	sigpipe_hold(&old);
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, 0, NULL, NULL, 0);
+	err = errno;
+	sigpipe_release(pid == 0, &old);
+	errno = err;
+	return pid;
+}
+#endif

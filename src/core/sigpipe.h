@@ -45,5 +45,14 @@ void sigpipe_hold(sigset_t *old);
 void sigpipe_release(bool child, const sigset_t *old);
 /* fork() between the two: what a process that has the pipe forks with. */
 pid_t sigpipe_fork(void);
+/*
+ * The same with the clone system call itself, fork()'s way (no stack
+ * given: the child runs on a copy of ours), flags | SIGCHLD: for a child
+ * in new namespaces (CLONE_NEWPID, CLONE_NEWUSER...), or one that may
+ * make them. Not the C library's fork: its (or a sanitizer's) may leave
+ * the child a thread of its own, and a process of two threads is refused
+ * CLONE_NEWUSER. Linux only.
+ */
+pid_t sigpipe_clone(unsigned long flags);
 
 #endif
