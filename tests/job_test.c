@@ -788,8 +788,8 @@ auto_backend_is_landlock_never_none(void **state)
 static void
 shepherd_record_round_trips(void **state)
 {
-	struct shep_rec a = {
-		.type = SHEP_EXITED, .pid = 1234, .status = 0x0300, .err = 0,
+	struct job_report a = {
+		.type = REP_EXITED, .pid = 1234, .status = 0x0300, .err = 0,
 		.step = CONFINE_STEP_CWD, .wall_us = INT64_C(1) << 40,
 		.user_us = 5, .sys_us = 6, .max_rss_kib = 7,
 	}, b;
@@ -811,9 +811,9 @@ shepherd_record_round_trips(void **state)
 }
 
 static void
-send_rec(int fd, enum shep_type type)
+send_rec(int fd, enum report_type type)
 {
-	struct shep_rec r = { .type = type, .pid = 77, .err = EPERM };
+	struct job_report r = { .type = type, .pid = 77, .err = EPERM };
 	unsigned char buf[SHEP_REC_LEN];
 
 	shep_rec_encode(&r, buf);
@@ -828,10 +828,10 @@ send_rec(int fd, enum shep_type type)
 static void
 a_record_out_of_its_phase_is_dropped(void **state)
 {
-	static const enum shep_type not_running[] = { SHEP_FORKED,
-		SHEP_EXEC_OK, SHEP_EXEC_FAILED, SHEP_SETUP_FAILED, SHEP_REMOVED };
-	static const enum shep_type not_starting[] = { SHEP_EXITED,
-		SHEP_WAIT_FAILED, SHEP_REMOVED };
+	static const enum report_type not_running[] = { REP_FORKED,
+		REP_EXEC_OK, REP_EXEC_FAILED, REP_SETUP_FAILED, REP_REMOVED };
+	static const enum report_type not_starting[] = { REP_EXITED,
+		REP_WAIT_FAILED, REP_REMOVED };
 	struct job j;
 	int sv[2];
 	size_t i;
@@ -859,7 +859,7 @@ a_record_out_of_its_phase_is_dropped(void **state)
 		assert_int_equal(j.events, 0);
 	}
 	/* And the row that does apply is heard: the paired half. */
-	send_rec(sv[1], SHEP_FORKED);
+	send_rec(sv[1], REP_FORKED);
 	job_input(&j, 0);
 	assert_true(j.forked);
 	assert_int_equal(j.result.pid, 77);

@@ -154,7 +154,7 @@ result_init(struct confine_result *r, enum confine_backend backend)
 	r->backend = backend;
 }
 
-static void on_exec(struct job *j, const struct shep_rec *r, int64_t now);
+static void on_exec(struct job *j, const struct job_report *r, int64_t now);
 
 /* No shepherd: where the job's v2 cgroup can prove it settled, and kill it. */
 static bool
@@ -186,7 +186,7 @@ pidfd_of(pid_t pid)
  * around the start. ctl becomes its pidfd, readable once it exits.
  */
 static int
-start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
+start_direct(struct job *j, struct plan *p, struct job_report *rep)
 {
 #ifdef __linux__
 	unsigned char buf[CHILD_ERR_LEN];
@@ -222,19 +222,19 @@ start_direct(struct job *j, struct plan *p, struct shep_rec *rec)
 		proc_reap(pid, NULL);
 		return rc;
 	}
-	memset(rec, 0, sizeof(*rec));
-	rec->type = SHEP_EXEC_OK;
-	rec->pid = pid;
+	memset(rep, 0, sizeof(*rep));
+	rep->type = REP_EXEC_OK;
+	rep->pid = pid;
 	if (n == (ssize_t)sizeof(buf)) {
-		rec->type = SHEP_EXEC_FAILED;
-		rec->step = child_err_decode(buf, &rec->op, &rec->err);
+		rep->type = REP_EXEC_FAILED;
+		rep->step = child_err_decode(buf, &rep->op, &rep->err);
 	}
 	j->shep = pid;
 	return 0;
 #else
 	(void)j;
 	(void)p;
-	(void)rec;
+	(void)rep;
 	return -ENOTSUP;
 #endif
 }
@@ -439,7 +439,7 @@ int
 job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
 {
-	struct shep_rec rec;
+	struct job_report rep;
 	struct plan p;
 	const char *failed = NULL;  /* before the fork */
 	int sv[2] = { -1, -1 }, rc;
@@ -524,7 +524,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	j->trash = env->trash;
 	j->t_start = clock_ns();
 	if (j->direct) {
-		rc = start_direct(j, &p, &rec);
+		rc = start_direct(j, &p, &rep);
 		pid = j->shep;
 	} else {
 		pid = -1;
@@ -601,7 +601,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		/* In its group already: nothing to wait for before a stop. */
 		j->forked = true;
 		j->result.pid = pid;
-		on_exec(j, &rec, now);
+		on_exec(j, &rep, now);
 	}
 	return 0;
 }
@@ -965,7 +965,7 @@ prove(struct job *j, int64_t now)
 }
 
 static void
-on_exited(struct job *j, const struct shep_rec *r, int64_t now)
+on_exited(struct job *j, const struct job_report *r, int64_t now)
 {
 	struct confine_result *res = &j->result;
 	int status = r->status;  /* a copy: macOS's W* macros cast away const */
@@ -1005,7 +1005,7 @@ on_exited(struct job *j, const struct shep_rec *r, int64_t now)
 static void stop(struct job *j, enum confine_reason why, int64_t now);
 
 static void
-on_forked(struct job *j, const struct shep_rec *r, int64_t now)
+on_forked(struct job *j, const struct job_report *r, int64_t now)
 {
 	if (j->forked)
 		return;
@@ -1042,12 +1042,12 @@ not_applied(int err)
 }
 
 static void
-on_exec(struct job *j, const struct shep_rec *r, int64_t now)
+on_exec(struct job *j, const struct job_report *r, int64_t now)
 {
 	(void)now;
 	j->result.pid = r->pid;
 	j->phase = JOB_RUNNING;
-	if (r->type == SHEP_EXEC_OK) {
+	if (r->type == REP_EXEC_OK) {
 		j->events |= JOB_EV_STARTED;
 	} else if (r->step == CONFINE_STEP_IDENTITY) {
 		/* Never as the helper, never where its user may not. */
@@ -1073,7 +1073,7 @@ on_exec(struct job *j, const struct shep_rec *r, int64_t now)
 }
 
 static void
-on_wait_failed(struct job *j, const struct shep_rec *r, int64_t now)
+on_wait_failed(struct job *j, const struct job_report *r, int64_t now)
 {
 	settle_select(&j->settle, CONFINE_UNCERTAIN,
 	    CONFINE_REASON_WAIT_FAILED, r->err, CONFINE_STEP_NONE);
@@ -1081,7 +1081,7 @@ on_wait_failed(struct job *j, const struct shep_rec *r, int64_t now)
 }
 
 static void
-on_swept(struct job *j, const struct shep_rec *r, int64_t now)
+on_swept(struct job *j, const struct job_report *r, int64_t now)
 {
 	j->sweeping = false;
 	if (j->phase != JOB_DRAINING)
@@ -1102,7 +1102,7 @@ on_swept(struct job *j, const struct shep_rec *r, int64_t now)
  * before it, and its exit decides; any other error is ambiguous.
  */
 static void
-on_signalled(struct job *j, const struct shep_rec *r, int64_t now)
+on_signalled(struct job *j, const struct job_report *r, int64_t now)
 {
 	(void)now;
 	if (r->err == 0 && j->stopping && j->stop_why != CONFINE_REASON_NONE)
@@ -1114,7 +1114,7 @@ on_signalled(struct job *j, const struct shep_rec *r, int64_t now)
 }
 
 static void
-on_removed(struct job *j, const struct shep_rec *r, int64_t now)
+on_removed(struct job *j, const struct job_report *r, int64_t now)
 {
 	(void)now;
 	if (!(j->events & JOB_EV_REFUSED)) {
@@ -1125,7 +1125,7 @@ on_removed(struct job *j, const struct shep_rec *r, int64_t now)
 }
 
 static void
-on_setup_failed(struct job *j, const struct shep_rec *r, int64_t now)
+on_setup_failed(struct job *j, const struct job_report *r, int64_t now)
 {
 	(void)now;
 	if (r->op != OP_NONE)
@@ -1142,31 +1142,31 @@ on_setup_failed(struct job *j, const struct shep_rec *r, int64_t now)
 #define ANY_PHASE (~0u)
 
 /*
- * What the shepherd may report, and in which phases it is heard; a record
- * in any other phase (a late one, or one a confused shepherd sends) is
- * dropped: only these rows move a job.
+ * What may be reported of a job (report.h), and in which phases it is
+ * heard; a report in any other phase (a late one, or one a confused
+ * shepherd sends) is dropped: only these rows move a job.
  */
 static const struct transition {
-	enum shep_type type;
+	enum report_type type;
 	unsigned phases;
-	void (*fn)(struct job *, const struct shep_rec *, int64_t);
+	void (*fn)(struct job *, const struct job_report *, int64_t);
 } transitions[] = {
-	{ SHEP_FORKED, IN(JOB_STARTING), on_forked },
-	{ SHEP_EXEC_OK, IN(JOB_STARTING), on_exec },
-	{ SHEP_EXEC_FAILED, IN(JOB_STARTING), on_exec },
-	{ SHEP_SETUP_FAILED, IN(JOB_STARTING), on_setup_failed },
-	{ SHEP_EXITED, IN(JOB_RUNNING), on_exited },
-	{ SHEP_WAIT_FAILED, IN(JOB_RUNNING), on_wait_failed },
+	{ REP_FORKED, IN(JOB_STARTING), on_forked },
+	{ REP_EXEC_OK, IN(JOB_STARTING), on_exec },
+	{ REP_EXEC_FAILED, IN(JOB_STARTING), on_exec },
+	{ REP_SETUP_FAILED, IN(JOB_STARTING), on_setup_failed },
+	{ REP_EXITED, IN(JOB_RUNNING), on_exited },
+	{ REP_WAIT_FAILED, IN(JOB_RUNNING), on_wait_failed },
 	/* A sweep ends in any phase; it is acted on while draining. */
-	{ SHEP_SWEPT, ANY_PHASE, on_swept },
+	{ REP_SWEPT, ANY_PHASE, on_swept },
 	/* Kills are asked for once the job is forked, until it is settled. */
-	{ SHEP_SIGNALLED, IN(JOB_STARTING) | IN(JOB_RUNNING) | IN(JOB_DRAINING),
+	{ REP_SIGNALLED, IN(JOB_STARTING) | IN(JOB_RUNNING) | IN(JOB_DRAINING),
 	    on_signalled },
-	{ SHEP_REMOVED, IN(JOB_REMOVING), on_removed },
+	{ REP_REMOVED, IN(JOB_REMOVING), on_removed },
 };
 
 static void
-on_record(struct job *j, const struct shep_rec *r, int64_t now)
+on_report(struct job *j, const struct job_report *r, int64_t now)
 {
 	size_t i;
 
@@ -1181,7 +1181,7 @@ on_record(struct job *j, const struct shep_rec *r, int64_t now)
 void
 job_exited(struct job *j, int64_t now)
 {
-	struct shep_rec r = { .type = SHEP_EXITED, .pid = j->shep };
+	struct job_report r = { .type = REP_EXITED, .pid = j->shep };
 	struct rusage ru;
 	int status = 0;
 	pid_t got;
@@ -1195,11 +1195,11 @@ job_exited(struct job *j, int64_t now)
 	if (got == 0)
 		return;  /* not yet: a wake-up early */
 	if (got != j->shep) {
-		r.type = SHEP_WAIT_FAILED;
+		r.type = REP_WAIT_FAILED;
 		r.err = got < 0 ? errno : ECHILD;
 		proc_reap(j->shep, NULL);
 	} else {
-		shep_rec_exited(&r, status, &ru, (clock_ns() - j->t_start) / 1000);
+		report_exited(&r, status, &ru, (clock_ns() - j->t_start) / 1000);
 	}
 	j->reaped = true;
 	if (j->ctl >= 0 && j->unwatch != NULL)
@@ -1207,13 +1207,13 @@ job_exited(struct job *j, int64_t now)
 	fd_closep(&j->ctl);
 	/* Its group's zombies, while its pgid cannot be anyone else's. */
 	reap_group(j);
-	on_record(j, &r, now);
+	on_report(j, &r, now);
 }
 
 void
 job_input(struct job *j, int64_t now)
 {
-	struct shep_rec r;
+	struct job_report r;
 	ssize_t n;
 
 	if (j->direct && !j->reaped) {
@@ -1235,7 +1235,7 @@ job_input(struct job *j, int64_t now)
 			continue;
 		j->rlen = 0;
 		if (shep_rec_decode(j->rbuf, &r) == 0)
-			on_record(j, &r, now);
+			on_report(j, &r, now);
 	}
 }
 

@@ -1,6 +1,7 @@
 /*
- * One job as the helper sees it: a small state machine driven by its
- * shepherd's reports and by timers. The helper's event loop drives many
+ * One job as the helper sees it: a small state machine driven by what
+ * is reported of it (report.h: by its shepherd, or by the helper itself
+ * where it has none) and by timers. The helper's event loop drives many
  * at once; the tests drive one at a time through the same calls
  * (tests/jobrun.c).
  *

@@ -31,7 +31,7 @@
 #include "src/core/sigpipe.h"
 
 void
-shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
+shep_rec_encode(const struct job_report *r, unsigned char buf[SHEP_REC_LEN])
 {
 	struct wire_buf b = { .p = buf, .cap = SHEP_REC_LEN, .fixed = 1 };
 
@@ -49,12 +49,12 @@ shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN])
 }
 
 int
-shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
+shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct job_report *r)
 {
 	struct wire_rd rd = WIRE_RD(buf, SHEP_REC_LEN);
 	uint32_t op;
 
-	r->type = (enum shep_type)wire_get_u32(&rd);
+	r->type = (enum report_type)wire_get_u32(&rd);
 	r->pid = (pid_t)wire_get_u32(&rd);
 	r->status = (int)wire_get_u32(&rd);
 	r->err = (int)wire_get_u32(&rd);
@@ -68,7 +68,7 @@ shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r)
 	r->max_rss_kib = (int64_t)wire_get_u64(&rd);
 	if (wire_get_end(&rd) != 0)
 		return -EBADMSG;
-	return r->type >= SHEP_EXEC_OK && r->type <= SHEP_SIGNALLED ? 0 :
+	return r->type >= REP_EXEC_OK && r->type <= REP_SIGNALLED ? 0 :
 	    -EBADMSG;
 }
 
@@ -106,7 +106,7 @@ struct shep {
 };
 
 static void
-report(struct shep *s, const struct shep_rec *r)
+report(struct shep *s, const struct job_report *r)
 {
 	unsigned char buf[SHEP_REC_LEN];
 
@@ -118,7 +118,7 @@ report(struct shep *s, const struct shep_rec *r)
 static _Noreturn void
 setup_failed(struct shep *s, enum op op, int err)
 {
-	struct shep_rec r = { .type = SHEP_SETUP_FAILED, .err = err, .op = op };
+	struct job_report r = { .type = REP_SETUP_FAILED, .err = err, .op = op };
 
 	report(s, &r);
 	_exit(0);
@@ -133,7 +133,7 @@ static const struct child_plan *the_plan;
  * refused.
  */
 static void
-start_supervising(struct shep *s, struct shep_rec *r)
+start_supervising(struct shep *s, struct job_report *r)
 {
 	const struct child_plan *p = the_plan;
 	struct sup_creds c = { .uid = p->init_uid, .gid = p->init_gid };
@@ -152,7 +152,7 @@ start_supervising(struct shep *s, struct shep_rec *r)
 		return;
 	}
 	kill(-1, SIGKILL);
-	r->type = SHEP_EXEC_FAILED;
+	r->type = REP_EXEC_FAILED;
 	r->step = CONFINE_STEP_CONFINE;
 	r->op = OP_SUPERVISE;
 	r->err = -rc;
@@ -228,7 +228,7 @@ static void
 read_exec_result(struct shep *s)
 {
 	unsigned char rec[CHILD_ERR_LEN];
-	struct shep_rec r = { .type = SHEP_EXEC_OK, .pid = s->job_host };
+	struct job_report r = { .type = REP_EXEC_OK, .pid = s->job_host };
 	ssize_t n;
 
 	do
@@ -236,41 +236,19 @@ read_exec_result(struct shep *s)
 	while ((n < 0 && errno == EINTR) ||
 	    (n == 1 && (rec[0] == 'L' || rec[0] == 'S')));
 	if (n == (ssize_t)sizeof(rec)) {
-		r.type = SHEP_EXEC_FAILED;
+		r.type = REP_EXEC_FAILED;
 		r.step = child_err_decode(rec, &r.op, &r.err);
 	}
 	fd_closep(&s->errp);
 #ifdef __linux__
-	if (s->supervised && r.type == SHEP_EXEC_OK)
+	if (s->supervised && r.type == REP_EXEC_OK)
 		start_supervising(s, &r);
 #endif
 	report(s, &r);
 }
 
-static int64_t
-tv_us(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
-}
-
-void
-shep_rec_exited(struct shep_rec *r, int status, const struct rusage *ru,
-    int64_t wall_us)
-{
-	r->type = SHEP_EXITED;
-	r->status = status;
-	r->wall_us = wall_us;
-	r->user_us = tv_us(&ru->ru_utime);
-	r->sys_us = tv_us(&ru->ru_stime);
-#ifdef __APPLE__
-	r->max_rss_kib = ru->ru_maxrss / 1024;  /* bytes there */
-#else
-	r->max_rss_kib = ru->ru_maxrss;
-#endif
-}
-
 static void
-reap_job(struct shep *s, struct shep_rec *r)
+reap_job(struct shep *s, struct job_report *r)
 {
 	struct rusage ru;
 	pid_t got;
@@ -280,18 +258,18 @@ reap_job(struct shep *s, struct shep_rec *r)
 	if (s->errp >= 0)
 		read_exec_result(s);
 	memset(&ru, 0, sizeof(ru));
-	r->type = SHEP_EXITED;
+	r->type = REP_EXITED;
 	r->pid = s->job_host;
 	do
 		got = s->sys->wait4(s->job, &status, 0, &ru);
 	while (got < 0 && errno == EINTR);
 	if (got != s->job) {
-		r->type = SHEP_WAIT_FAILED;
+		r->type = REP_WAIT_FAILED;
 		r->err = got < 0 ? errno : ECHILD;
 		/* Reap it anyway, or it would be reported to us for ever. */
 		proc_reap(s->job, &status);
 	} else {
-		shep_rec_exited(r, status, &ru, (clock_ns() - s->t_fork) / 1000);
+		report_exited(r, status, &ru, (clock_ns() - s->t_fork) / 1000);
 	}
 	s->reaped = true;
 }
@@ -423,7 +401,7 @@ kill_children(struct shep *s)
 static void
 sweep(struct shep *s)
 {
-	struct shep_rec r = { .type = SHEP_SWEPT };
+	struct job_report r = { .type = REP_SWEPT };
 
 	if (has_children(s) && clock_ns() < s->sweep_until) {
 		kill_children(s);
@@ -443,7 +421,7 @@ sweep(struct shep *s)
 static void
 reap(struct shep *s)
 {
-	struct shep_rec r = { 0 };
+	struct job_report r = { 0 };
 	bool job_now = false;
 	pid_t pid;
 
@@ -480,7 +458,7 @@ reap(struct shep *s)
 static void
 signal_job(struct shep *s, int sig)
 {
-	struct shep_rec r = { .type = SHEP_SIGNALLED, .status = sig };
+	struct job_report r = { .type = REP_SIGNALLED, .status = sig };
 
 	/*
 	 * As pid 1 of the job's namespace, every process of the job, in its
@@ -557,7 +535,7 @@ void
 shepherd_remove(int ctl, const struct ident *become, const struct ident *self,
     int at, const char *root, const char *tmp)
 {
-	struct shep_rec r = { .type = SHEP_REMOVED };
+	struct job_report r = { .type = REP_REMOVED };
 	unsigned char buf[SHEP_REC_LEN];
 	int rc = become != NULL ? ident_enter(become, self) : 0;
 
@@ -593,7 +571,7 @@ set_signals(sigset_t *chld)
 static void
 report_forked(struct shep *s)
 {
-	struct shep_rec r = { .type = SHEP_FORKED, .pid = s->job_host };
+	struct job_report r = { .type = REP_FORKED, .pid = s->job_host };
 
 	report(s, &r);
 }

@@ -38,23 +38,10 @@
 #include <sys/types.h>
 
 #include "helper/engine/child.h"
+#include "helper/engine/report.h"
 #include "helper/engine/sys.h"
 
 #define SHEP_REC_LEN 60
-
-enum shep_type {
-	SHEP_EXEC_OK = 1,      /* pid: the job exec'd */
-	SHEP_EXEC_FAILED = 2,  /* pid, step, err: a step before exec failed */
-	SHEP_EXITED = 3,       /* status, rusage, wall: the job was reaped */
-	SHEP_WAIT_FAILED = 4,  /* err: the job could not be waited for */
-	SHEP_SETUP_FAILED = 5, /* err: no job was started */
-	SHEP_SWEPT = 6,        /* status: how many leftovers it killed */
-	SHEP_REMOVED = 7,      /* err: the fresh root is gone (0) or not */
-	SHEP_FORKED = 8,       /* pid: the job is in its group, we are out */
-	SHEP_SIGNALLED = 9,    /* status: the signal, err: 0 once it reached
-	                          the job's group, ESRCH when the job was
-	                          reaped already, or kill's errno */
-};
 
 /* What the helper may ask of the shepherd, one byte, before it closes. */
 #define SHEP_CMD_REMOVE 'R'    /* remove plan->remove_root */
@@ -67,32 +54,15 @@ enum shep_type {
 #define SHEP_CMD_TERM 'T'
 #define SHEP_CMD_KILL 'K'
 
-struct shep_rec {
-	enum shep_type type;
-	pid_t pid;
-	int status;
-	int err;
-	enum confine_step step;
-	enum op op;            /* EXEC_FAILED: the call that failed */
-	int leftovers;         /* EXITED: something of the job outlived it */
-	int64_t wall_us;
-	int64_t user_us;
-	int64_t sys_us;
-	int64_t max_rss_kib;
-};
-
-void shep_rec_encode(const struct shep_rec *r, unsigned char buf[SHEP_REC_LEN]);
+/* A report as the shepherd sends it (report.h), and as the helper reads it. */
+void shep_rec_encode(const struct job_report *r, unsigned char buf[SHEP_REC_LEN]);
 /* Returns -EBADMSG for a type it does not know. */
-int shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct shep_rec *r);
-
-/* An EXITED record of a reaped job: its status and usage. */
-void shep_rec_exited(struct shep_rec *r, int status, const struct rusage *ru,
-    int64_t wall_us);
+int shep_rec_decode(const unsigned char buf[SHEP_REC_LEN], struct job_report *r);
 
 /*
  * Removes a fresh root and a private tmp (either NULL for none) as become
  * (NULL: as we are), their absolute paths resolved beneath at (a
- * directory, or AT_FDCWD), and reports SHEP_REMOVED on ctl. In a process of its
+ * directory, or AT_FDCWD), and reports REP_REMOVED on ctl. In a process of its
  * own: it changes the credentials it runs with.
  */
 void shepherd_remove(int ctl, const struct ident *become,
