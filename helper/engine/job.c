@@ -30,6 +30,38 @@
 #define POLL_FIRST_NS (1 * MS)
 #define POLL_MAX_NS (64 * MS)
 
+/*
+ * How a job is watched and acted on, apart from what its state machine
+ * decides (issue 34's seam): through its shepherd or init, which sends
+ * reports over its socket, is asked to remove the job's trees, and, where
+ * the job leads its own session, signals its group for us (relayed); or,
+ * with no shepherd (direct), by the helper itself: the job's pidfd, its
+ * group signalled here, a remover forked. job_start picks one (way());
+ * the machine below calls it and never asks which it has.
+ */
+struct job_way {
+	/* A signal to the job's group (0: is there one?): 0, or -1 and errno. */
+	int (*signal)(struct job *j, int sig);
+	/*
+	 * Whether its group is gone, once the job has exited: 1 proven gone,
+	 * 0 still there, or -errno where the answer proves neither.
+	 */
+	int (*group_gone)(struct job *j);
+	/* Its descriptor (job_fd) is readable: what it says, reported. */
+	void (*input)(struct job *j, int64_t now);
+	/* Its trees removed as its user, off our loop: 0, REMOVED to come. */
+	int (*remove)(struct job *j);
+};
+
+static const struct job_way way_relayed, way_held, way_direct;
+
+/* The one place that asks: chosen by job_start's direct and relayed. */
+static const struct job_way *
+way(const struct job *j)
+{
+	return j->direct ? &way_direct : j->relayed ? &way_relayed : &way_held;
+}
+
 static int
 real_kill(pid_t pid, int sig)
 {
@@ -65,7 +97,7 @@ release_cgroups(struct job *j)
 #endif
 }
 
-/* Asks the shepherd to signal the job's group: the answer is a record. */
+/* Asks the shepherd to signal the job's group: the answer is a report. */
 static int
 relay(struct job *j, int sig)
 {
@@ -86,19 +118,24 @@ relay(struct job *j, int sig)
 /*
  * A signal to the job's process group (0: is there one?). Relayed (the
  * job leads its own session under a shepherd), the shepherd signals it
- * and answers with a record: 0 here means asked, and 0 is never asked
- * for. Else the shepherd's pid is the pgid, held for us until we reap
- * the shepherd; or, without a shepherd, the job's zombie holds it until
- * we reap the job; after that the group is signalled only just after
- * kill(-pgid, 0) saw it (its members hold the id then, and only we reap
- * ours), and never once it was gone.
+ * and answers with a report: 0 here means asked, and 0 is never asked
+ * for (relay, above). Else the shepherd's pid is the pgid, held for us
+ * until we reap the shepherd (signal_held); or, without a shepherd, the
+ * job's zombie holds it until we reap the job; after that the group is
+ * signalled only just after kill(-pgid, 0) saw it (its members hold the
+ * id then, and only we reap ours), and never once it was gone
+ * (signal_direct).
  */
 static int
-group_kill(struct job *j, int sig)
+signal_held(struct job *j, int sig)
 {
-	if (j->relayed)
-		return relay(j, sig);
-	if (j->direct && j->reaped) {
+	return j->sys->kill(-j->shep, sig);
+}
+
+static int
+signal_direct(struct job *j, int sig)
+{
+	if (j->reaped) {
 		if (j->group_gone) {
 			errno = ESRCH;
 			return -1;
@@ -112,6 +149,33 @@ group_kill(struct job *j, int sig)
 			return 0;
 	}
 	return j->sys->kill(-j->shep, sig);
+}
+
+static int
+group_kill(struct job *j, int sig)
+{
+	return way(j)->signal(j, sig);
+}
+
+/* Only ESRCH proves the group gone; anything else proves nothing. */
+static int
+gone_by_kill(struct job *j)
+{
+	if (group_kill(j, 0) == 0)
+		return 0;
+	return errno == ESRCH ? 1 : -errno;
+}
+
+/*
+ * Relayed, the shepherd's account is the proof: it reports a sweep while
+ * it has a child left (j->sweeping), and only the job's descendants can
+ * be in its group; its group is gone when it has none.
+ */
+static int
+gone_by_account(struct job *j)
+{
+	(void)j;
+	return 1;
 }
 
 /* SIGKILL to the whole job: its group, and its cgroup if it has one. */
@@ -824,9 +888,7 @@ finish(struct job *j)
 		 */
 		if (idle && !refused && !j->fresh && tmp_gone(j))
 			r->tmp_kept = false;
-		else if (idle && (j->direct ? start_remover(j) == 0 :
-		    j->ctl >= 0 &&
-		    write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1)) {
+		else if (idle && way(j)->remove(j) == 0) {
 			j->phase = JOB_REMOVING;
 			j->t_deadline = j->t_grace = j->t_retry = INT64_MAX;
 			j->t_poll = INT64_MAX;
@@ -906,10 +968,7 @@ static bool
 empty(struct job *j)
 {
 	reap_group(j);
-	if (j->relayed)
-		return !j->sweeping && !cgroup_busy(j);
-	return !j->sweeping && !cgroup_busy(j) &&
-	    group_kill(j, 0) != 0 && errno == ESRCH;
+	return !j->sweeping && !cgroup_busy(j) && way(j)->group_gone(j) == 1;
 }
 
 static void
@@ -937,21 +996,16 @@ drain_poll(struct job *j, int64_t now)
 static void
 prove(struct job *j, int64_t now)
 {
+	int gone;
+
 	if (cgroup_busy(j)) {
 		/* A process of the job's cgroup outlived it, in its group or not. */
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
-	} else if (j->relayed) {
-		/* The shepherd found no child left: none in its group either. */
-		if (!j->sweeping) {
-			j->result.proof = proven(j);
-			finish(j);
-			return;
-		}
-	} else if (group_kill(j, 0) == 0) {
+	} else if ((gone = way(j)->group_gone(j)) == 0) {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
 		    CONFINE_REASON_GROUP_STILL_PRESENT, 0, CONFINE_STEP_NONE);
-	} else if (errno == ESRCH) {
+	} else if (gone == 1) {
 		if (!j->sweeping) {
 			j->result.proof = proven(j);
 			finish(j);
@@ -959,7 +1013,7 @@ prove(struct job *j, int64_t now)
 		}
 	} else {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
-		    CONFINE_REASON_KILL_AMBIGUOUS, errno, CONFINE_STEP_NONE);
+		    CONFINE_REASON_KILL_AMBIGUOUS, -gone, CONFINE_STEP_NONE);
 	}
 	drain_start(j, now);
 }
@@ -1210,16 +1264,13 @@ job_exited(struct job *j, int64_t now)
 	on_report(j, &r, now);
 }
 
-void
-job_input(struct job *j, int64_t now)
+/* Reports off a shepherd's (or a remover's) socket, whole records. */
+static void
+read_reports(struct job *j, int64_t now)
 {
 	struct job_report r;
 	ssize_t n;
 
-	if (j->direct && !j->reaped) {
-		job_exited(j, now);
-		return;
-	}
 	while (j->ctl >= 0) {
 		n = read(j->ctl, j->rbuf + j->rlen, sizeof(j->rbuf) - j->rlen);
 		if (n < 0 && errno == EINTR)
@@ -1238,6 +1289,52 @@ job_input(struct job *j, int64_t now)
 			on_report(j, &r, now);
 	}
 }
+
+/* The job's pidfd until it is reaped; then its remover's socket. */
+static void
+input_direct(struct job *j, int64_t now)
+{
+	if (!j->reaped)
+		job_exited(j, now);
+	else
+		read_reports(j, now);
+}
+
+void
+job_input(struct job *j, int64_t now)
+{
+	way(j)->input(j, now);
+}
+
+/* The shepherd removes the job's trees when asked, and reports it. */
+static int
+remove_asked(struct job *j)
+{
+	if (j->ctl >= 0 && write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1)
+		return 0;
+	return -1;
+}
+
+static const struct job_way way_relayed = {
+	.signal = relay,
+	.group_gone = gone_by_account,
+	.input = read_reports,
+	.remove = remove_asked,
+};
+
+static const struct job_way way_held = {
+	.signal = signal_held,
+	.group_gone = gone_by_kill,
+	.input = read_reports,
+	.remove = remove_asked,
+};
+
+static const struct job_way way_direct = {
+	.signal = signal_direct,
+	.group_gone = gone_by_kill,
+	.input = input_direct,
+	.remove = start_remover,
+};
 
 void
 job_shepherd_lost(struct job *j, int64_t now)
