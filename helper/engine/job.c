@@ -40,6 +40,14 @@
  * the machine below calls it and never asks which it has.
  */
 struct job_way {
+	/*
+	 * Starts the job from its plan: 0, with j->shep our child (its
+	 * shepherd or init, or the job itself) and j->ctl its descriptor,
+	 * and in *known what is known of it already (type 0: nothing yet);
+	 * or -errno, *failed saying what failed, with nothing left running.
+	 */
+	int (*start)(struct job *j, struct plan *p, const struct job_env *env,
+	    struct job_report *known, const char **failed);
 	/* A signal to the job's group (0: is there one?): 0, or -1 and errno. */
 	int (*signal)(struct job *j, int sig);
 	/*
@@ -250,7 +258,8 @@ pidfd_of(pid_t pid)
  * around the start. ctl becomes its pidfd, readable once it exits.
  */
 static int
-start_direct(struct job *j, struct plan *p, struct job_report *rep)
+start_direct(struct job *j, struct plan *p, const struct job_env *env,
+    struct job_report *rep, const char **failed)
 {
 #ifdef __linux__
 	unsigned char buf[CHILD_ERR_LEN];
@@ -259,6 +268,8 @@ start_direct(struct job *j, struct plan *p, struct job_report *rep)
 	pid_t pid;
 	ssize_t n;
 
+	(void)env;
+	*failed = "the job could not be started";
 	if ((rc = fd_pipe(errp)) != 0)
 		return rc;
 	sigfillset(&all);
@@ -294,11 +305,17 @@ start_direct(struct job *j, struct plan *p, struct job_report *rep)
 		rep->step = child_err_decode(buf, &rep->op, &rep->err);
 	}
 	j->shep = pid;
+	/* In its group already: nothing to wait for before a stop. */
+	j->forked = true;
+	j->result.pid = pid;
+	*failed = NULL;
 	return 0;
 #else
 	(void)j;
 	(void)p;
+	(void)env;
 	(void)rep;
+	*failed = "the job could not be started";
 	return -ENOTSUP;
 #endif
 }
@@ -499,15 +516,68 @@ from_pool(struct job *j, struct prepared_pool *pool, const struct plan *p,
 }
 #endif
 
+/*
+ * The job under a shepherd: its init, taken from the pool where one is
+ * ready, else made now; or a shepherd forked, where the job has no
+ * namespaces of its own. It reports everything, so nothing is known yet.
+ */
+static int
+start_shepherd(struct job *j, struct plan *p, const struct job_env *env,
+    struct job_report *known, const char **failed)
+{
+	int sv[2] = { -1, -1 }, rc = 0;
+	pid_t pid = -1;
+
+	(void)known;
+	*failed = NULL;
+#ifdef __linux__
+	/* Its init made already, where one is ready; else now. */
+	if (j->init && env->pool != NULL)
+		pid = from_pool(j, env->pool, p, j->t_start, sv);
+#else
+	(void)env;
+#endif
+	if (pid < 0 && (rc = fd_socketpair(sv)) != 0) {
+		*failed = "no socketpair for the shepherd";
+		return rc;
+	}
+	if (pid < 0) {
+#ifdef __linux__
+		pid = j->init ? ns_clone_init(p->child.init_userns) :
+		    sigpipe_fork();
+#else
+		pid = sigpipe_fork();
+#endif
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		shepherd_main(&p->child, sv[1], j->sys, NULL);
+	}
+	rc = pid < 0 ? -errno : 0;
+	fd_closep(&sv[1]);
+	if (rc != 0) {
+		fd_closep(&sv[0]);
+		*failed = "fork failed";
+		if (j->init) {
+			j->refused_op = OP_CLONE_INIT;
+			j->refused_err = -rc;
+		}
+		return rc;
+	}
+	(void)fd_nonblock(sv[0]);
+	j->ctl = sv[0];
+	j->shep = pid;
+	return 0;
+}
+
 int
 job_start(struct job *j, const struct confine_spec *s, const struct job_env *env,
     const struct ident *peer, int64_t now, const char **why)
 {
-	struct job_report rep;
+	struct job_report known;
 	struct plan p;
-	const char *failed = NULL;  /* before the fork */
-	int sv[2] = { -1, -1 }, rc;
-	pid_t pid = -1;
+	const char *failed = NULL;  /* the start's own */
+	int rc;
 
 	memset(j, 0, sizeof(*j));
 	j->ctl = j->remover_fd = -1;
@@ -574,8 +644,6 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 			(void)tmp_rmdir(p.tmp);
 		plan_free(&p);
 		release_cgroups(j);
-		fd_closep(&sv[0]);
-		fd_closep(&sv[1]);
 		free(j->owner);
 		j->owner = NULL;
 		return rc;
@@ -587,38 +655,8 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	j->self = &env->self;
 	j->trash = env->trash;
 	j->t_start = clock_ns();
-	if (j->direct) {
-		rc = start_direct(j, &p, &rep);
-		pid = j->shep;
-	} else {
-		pid = -1;
-#ifdef __linux__
-		/* Its init made already, where one is ready; else now. */
-		if (j->init && env->pool != NULL)
-			pid = from_pool(j, env->pool, &p, j->t_start, sv);
-#endif
-		if (pid < 0 && (rc = fd_socketpair(sv)) != 0) {
-			failed = "no socketpair for the shepherd";
-		} else if (pid < 0) {
-#ifdef __linux__
-			pid = j->init ? ns_clone_init(p.child.init_userns) :
-			    sigpipe_fork();
-#else
-			pid = sigpipe_fork();
-#endif
-		}
-		if (pid == 0) {
-			close(sv[0]);
-			shepherd_main(&p.child, sv[1], j->sys, NULL);
-		}
-		if (rc == 0)
-			rc = pid < 0 ? -errno : 0;
-		if (rc != 0 && j->init && failed == NULL) {
-			j->refused_op = OP_CLONE_INIT;
-			j->refused_err = -rc;
-		}
-	}
-	fd_closep(&sv[1]);
+	memset(&known, 0, sizeof(known));
+	rc = way(j)->start(j, &p, env, &known, &failed);
 	result_init(&j->result, p.child.backend);
 	/*
 	 * The root and the tmp the job writes into, for the host: the plan's,
@@ -643,29 +681,25 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	fd_closep(&j->cg.dir);
 #endif
 	if (rc != 0) {
-		fd_closep(&sv[0]);
 		release_cgroups(j);
 		job_release(j);
-		*why = failed != NULL ? failed : j->direct ?
-		    "the job could not be started" : "fork failed";
+		*why = failed != NULL ? failed : "the job could not be started";
 		return rc;
 	}
-	if (!j->direct) {
-		(void)fd_nonblock(sv[0]);
-		j->ctl = sv[0];
-	}
-	j->shep = pid;
-	j->result.pgid = pid;
+	j->result.pgid = j->shep;
 	j->phase = JOB_STARTING;
 	settle_init(&j->settle);
 	j->grace_ns = s->grace_ms * MS;
 	j->t_deadline = s->deadline_ms > 0 ? now + s->deadline_ms * MS : INT64_MAX;
 	j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
-	if (j->direct) {
-		/* In its group already: nothing to wait for before a stop. */
+	if (known.type != 0) {
+		/*
+		 * Started as our own child (direct): in its group already, its
+		 * exec result known. Nothing to wait for before a stop.
+		 */
 		j->forked = true;
-		j->result.pid = pid;
-		on_exec(j, &rep, now);
+		j->result.pid = j->shep;
+		on_exec(j, &known, now);
 	}
 	return 0;
 }
@@ -1316,6 +1350,7 @@ remove_asked(struct job *j)
 }
 
 static const struct job_way way_relayed = {
+	.start = start_shepherd,
 	.signal = relay,
 	.group_gone = gone_by_account,
 	.input = read_reports,
@@ -1323,6 +1358,7 @@ static const struct job_way way_relayed = {
 };
 
 static const struct job_way way_held = {
+	.start = start_shepherd,
 	.signal = signal_held,
 	.group_gone = gone_by_kill,
 	.input = read_reports,
@@ -1330,6 +1366,7 @@ static const struct job_way way_held = {
 };
 
 static const struct job_way way_direct = {
+	.start = start_direct,
 	.signal = signal_direct,
 	.group_gone = gone_by_kill,
 	.input = input_direct,
