@@ -10,9 +10,9 @@ set -eu
 rules='
 src/core:src/client/ helper/
 src/client:helper/
-helper/backend:helper/engine/ helper/serve helper/evloop
-helper/engine:helper/serve helper/evloop
-helper:helper/backend/
+helper/backend:src/client/ helper/engine/ helper/serve helper/evloop
+helper/engine:src/client/ helper/serve helper/evloop
+helper:src/client/ helper/backend/
 '
 folders='src/core src/client helper/backend helper/engine helper'
 
@@ -20,17 +20,25 @@ root=${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-confine}
 tmp=${TEST_TMPDIR:-/tmp}
 
 # crossings DIR: prints each include across a layer in DIR's tree, and
-# the count last.
+# the count last. An include is named from the workspace's root, in
+# quotes or brackets; one that climbs (..) is a crossing in itself, as
+# its layer cannot be told from its name.
 crossings() {
 	n=0
 	for rule in $(echo "$rules" | tr ' ' ','); do
 		folder=${rule%%:*}
 		for f in "$1/$folder"/*.c "$1/$folder"/*.h; do
 			[ -f "$f" ] || continue
+			if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]*\.\./' "$f"; then
+				echo "  ${f#"$1"/} includes a path that climbs (..):" \
+				    "$(grep -En '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]*\.\./' "$f" | head -1)"
+				n=$((n + 1))
+			fi
 			for p in $(echo "${rule#*:}" | tr ',' ' '); do
-				if grep -q "^#include \"$p" "$f"; then
+				re="^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]$p"
+				if grep -Eq "$re" "$f"; then
 					echo "  ${f#"$1"/} includes $p (its folder, $folder, may not):" \
-					    "$(grep -n "^#include \"$p" "$f" | head -1)"
+					    "$(grep -En "$re" "$f" | head -1)"
 					n=$((n + 1))
 				fi
 			done
@@ -46,22 +54,32 @@ for folder in $folders; do
 	files=$((files + k))
 done
 
-plant=$(mktemp -d "$tmp/includes.XXXXXX")
-mkdir -p "$plant/helper"
-cp -RL "$root/src" "$plant/"
-cp -RL "$root/helper/backend" "$root/helper/engine" "$plant/helper/"
-printf '#include "helper/engine/job.h"\n' >>"$plant/helper/backend/ns.c"
-out=$(crossings "$plant")
-if [ "$(echo "$out" | tail -1)" != 1 ]; then
-	echo "includes_test: the planted include was not caught:"
-	echo "$out"
-	exit 1
-fi
-echo "includes_test: a planted include is caught:"
-echo "$out" | sed '$d'
-
 out=$(crossings "$root")
 echo "$out" | sed '$d'
 n=$(echo "$out" | tail -1)
 echo "includes_test: $files files in 5 folders, $n includes across a layer"
+
+# Each way of crossing, planted in a copy, alone: each must be caught.
+plant() {
+	dir=$(mktemp -d "$tmp/includes.XXXXXX")
+	mkdir -p "$dir/helper"
+	cp -RL "$root/src" "$dir/"
+	cp -RL "$root/helper/backend" "$root/helper/engine" "$dir/helper/"
+	cp -L "$root"/helper/*.[ch] "$dir/helper/"
+	chmod -R u+w "$dir"
+	printf '%s\n' "$2" >>"$dir/$1"
+	got=$(crossings "$dir")
+	if [ "$(echo "$got" | tail -1)" != $((n + 1)) ]; then
+		echo "includes_test: $1 with $2 planted was not caught:"
+		echo "$got"
+		exit 1
+	fi
+	echo "includes_test: caught, planted in $1: $2"
+	rm -rf "$dir"
+}
+plant helper/backend/ns.c '#include "helper/engine/job.h"'
+plant helper/engine/job.c '#include <src/client/launch.h>'
+plant helper/serve.c '#include "helper/backend/caps.h"'
+plant src/core/fd.c '  #  include "helper/serve.h"'
+plant src/client/client.c '#include "../../helper/engine/job.h"'
 [ "$n" -eq 0 ]

@@ -1,7 +1,8 @@
 /*
  * The seccomp program helpers load is compiled when they are built
- * (helper/seccomp_gen): it must be what this machine's libseccomp makes of
- * helper/backend/seccomp_rules.c now, and it must be the filter that refuses.
+ * (//helper/backend:seccomp_gen): it must be what this machine's
+ * libseccomp makes of helper/backend/seccomp_rules.c now, and it must be
+ * the filter that refuses.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -36,8 +36,11 @@
  * reports over its socket, is asked to remove the job's trees, and, where
  * the job leads its own session, signals its group for us (relayed); or,
  * with no shepherd (direct), by the helper itself: the job's pidfd, its
- * group signalled here, a remover forked. job_start picks one (way());
- * the machine below calls it and never asks which it has.
+ * group signalled here, a remover forked. way() picks one, from
+ * job_start's direct and relayed, for each of these acts. What the
+ * machine decides still reads them where the way changes the answer: a
+ * relayed stop is Cancelled on the shepherd's word, a direct job's
+ * group is reaped before it is looked at.
  */
 struct job_way {
 	/*
@@ -52,7 +55,7 @@ struct job_way {
 	int (*signal)(struct job *j, int sig);
 	/*
 	 * Whether its group is gone, once the job has exited: 1 proven gone,
-	 * 0 still there, or -errno where the answer proves neither.
+	 * 0 still there, or -1 with errno where the answer proves neither.
 	 */
 	int (*group_gone)(struct job *j);
 	/* Its descriptor (job_fd) is readable: what it says, reported. */
@@ -63,7 +66,7 @@ struct job_way {
 
 static const struct job_way way_relayed, way_held, way_direct;
 
-/* The one place that asks: chosen by job_start's direct and relayed. */
+/* The way, from job_start's direct and relayed. */
 static const struct job_way *
 way(const struct job *j)
 {
@@ -110,6 +113,16 @@ static int
 relay(struct job *j, int sig)
 {
 	char cmd = sig == SIGTERM ? SHEP_CMD_TERM : SHEP_CMD_KILL;
+
+	/*
+	 * Only a stop is relayed: whether the group is there is the
+	 * shepherd's account (gone_by_account), never a probe, which the
+	 * shepherd would take for a kill.
+	 */
+	if (sig != SIGTERM && sig != SIGKILL) {
+		errno = EINVAL;
+		return -1;
+	}
 
 #ifdef MSG_NOSIGNAL
 	if (j->ctl >= 0 && send(j->ctl, &cmd, 1, MSG_NOSIGNAL) == 1)
@@ -165,13 +178,13 @@ group_kill(struct job *j, int sig)
 	return way(j)->signal(j, sig);
 }
 
-/* Only ESRCH proves the group gone; anything else proves nothing. */
+/* Only ESRCH proves the group gone; any other error proves nothing. */
 static int
 gone_by_kill(struct job *j)
 {
 	if (group_kill(j, 0) == 0)
 		return 0;
-	return errno == ESRCH ? 1 : -errno;
+	return errno == ESRCH ? 1 : -1;
 }
 
 /*
@@ -1047,7 +1060,7 @@ prove(struct job *j, int64_t now)
 		}
 	} else {
 		settle_select(&j->settle, CONFINE_UNCERTAIN,
-		    CONFINE_REASON_KILL_AMBIGUOUS, -gone, CONFINE_STEP_NONE);
+		    CONFINE_REASON_KILL_AMBIGUOUS, errno, CONFINE_STEP_NONE);
 	}
 	drain_start(j, now);
 }

@@ -1,5 +1,3 @@
-#include <string.h>
-
 #include "helper/engine/report.h"
 
 static int64_t

@@ -53,6 +53,8 @@ pid_t sigpipe_fork(void);
  * the child a thread of its own, and a process of two threads is refused
  * CLONE_NEWUSER. Linux only.
  */
+#ifdef __linux__
 pid_t sigpipe_clone(unsigned long flags);
+#endif
 
 #endif

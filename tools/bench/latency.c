@@ -120,8 +120,11 @@ cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
 	 * tearing one down after its job settled would land on whatever
 	 * method ran next.
 	 */
-	for (i = 0; i < reps[RUN_CONFINE_LATE] && rc == 0; i++)
+	for (i = 0; i < reps[RUN_CONFINE_LATE] && rc == 0; i++) {
+		if (o->pause_ms > 0)
+			usleep((useconds_t)o->pause_ms * 1000);
 		rc = timed(r, RUN_CONFINE_LATE, &s[RUN_CONFINE_LATE], NULL);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "bench: latency from a %ld MiB host with %ld "
 		    "threads failed\n", host_mib, threads);
@@ -162,6 +165,13 @@ bench_latency(const struct bench_opts *o, struct runner *r)
 
 	stats_title("latency of start + settle of /bin/true, microseconds "
 	    "(ratio: p50 over posix_spawn's p50 in the same host)");
+	/* Which it is, in the TSV too: back to back (0), or at rest. */
+	stats_value("run", "pause-ms", "latency", 0, 0, 0, o->pause_ms, "ms");
+	if (o->pause_ms > 0)
+		stats_line("each job after %d ms at rest (--pause-ms)",
+		    o->pause_ms);
+	else
+		stats_line("jobs back to back (--pause-ms 0)");
 	stats_line("%-18s %10s %7s %5s %10s %10s %10s %9s", "method", "host",
 	    "threads", "n", "p50", "p90", "p99", "ratio");
 	for (h = 0; h < o->hosts_mib.n && rc == 0; h++) {
