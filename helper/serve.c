@@ -70,7 +70,7 @@ struct hjob {
 	struct tlink by_pid;          /* in the server's pids */
 	bool in_pids;
 	int fd;                       /* job_fd() as the loop watches it */
-	unsigned fd_gen;              /* and its ctl_gen then */
+	unsigned fd_gen;              /* and its fd_gen then */
 	bool dying;                   /* done and reaped: freed after the step */
 	TAILQ_ENTRY(hjob) all;
 	TAILQ_ENTRY(hjob) mine;

@@ -840,7 +840,7 @@ a_record_out_of_its_phase_is_dropped(void **state)
 	assert_int_equal(fd_socketpair(sv), 0);
 	assert_int_equal(fd_nonblock(sv[0]), 0);
 	memset(&j, 0, sizeof(j));
-	j.ctl = sv[0];
+	j.fd = sv[0];
 	j.phase = JOB_RUNNING;
 	j.result.pid = 5;
 	for (i = 0; i < sizeof(not_running) / sizeof(not_running[0]); i++) {

@@ -44,8 +44,8 @@
  */
 struct job_way {
 	/*
-	 * Starts the job from its plan: 0, with j->shep our child (its
-	 * shepherd or init, or the job itself) and j->ctl its descriptor,
+	 * Starts the job from its plan: 0, with j->child our child (its
+	 * shepherd or init, or the job itself) and j->fd its descriptor,
 	 * and in *known what is known of it already (type 0: nothing yet);
 	 * or -errno, *failed saying what failed, with nothing left running.
 	 */
@@ -125,10 +125,10 @@ relay(struct job *j, int sig)
 	}
 
 #ifdef MSG_NOSIGNAL
-	if (j->ctl >= 0 && send(j->ctl, &cmd, 1, MSG_NOSIGNAL) == 1)
+	if (j->fd >= 0 && send(j->fd, &cmd, 1, MSG_NOSIGNAL) == 1)
 		return 0;
 #else
-	if (j->ctl >= 0 && write(j->ctl, &cmd, 1) == 1)
+	if (j->fd >= 0 && write(j->fd, &cmd, 1) == 1)
 		return 0;
 #endif
 	/* A shepherd gone: its loss is on the way, and says so. */
@@ -150,7 +150,7 @@ relay(struct job *j, int sig)
 static int
 signal_held(struct job *j, int sig)
 {
-	return j->sys->kill(-j->shep, sig);
+	return j->sys->kill(-j->child, sig);
 }
 
 static int
@@ -161,7 +161,7 @@ signal_direct(struct job *j, int sig)
 			errno = ESRCH;
 			return -1;
 		}
-		if (j->sys->kill(-j->shep, 0) != 0) {
+		if (j->sys->kill(-j->child, 0) != 0) {
 			if (errno == ESRCH)
 				j->group_gone = true;
 			return -1;
@@ -169,7 +169,7 @@ signal_direct(struct job *j, int sig)
 		if (sig == 0)
 			return 0;
 	}
-	return j->sys->kill(-j->shep, sig);
+	return j->sys->kill(-j->child, sig);
 }
 
 static int
@@ -268,7 +268,7 @@ pidfd_of(pid_t pid)
  * posix_spawn starts one. child_start returns once it has exec'd or
  * failed, so its exec result is read here, without waiting. No signal
  * handler of ours may run in it before it resets them: all are blocked
- * around the start. ctl becomes its pidfd, readable once it exits.
+ * around the start. fd becomes its pidfd, readable once it exits.
  */
 static int
 start_direct(struct job *j, struct plan *p, const struct job_env *env,
@@ -296,13 +296,13 @@ start_direct(struct job *j, struct plan *p, const struct job_env *env,
 		return rc;
 	}
 	/* Unreaped, so the pid is still this child's. */
-	j->ctl = pidfd_of(pid);
-	j->ctl_gen++;
+	j->fd = pidfd_of(pid);
+	j->fd_gen++;
 	do
 		n = read(errp[0], buf, sizeof(buf));
 	while (n < 0 && errno == EINTR);
 	close(errp[0]);
-	if (j->ctl < 0) {
+	if (j->fd < 0) {
 		/* Not to be watched: not to be run. */
 		rc = -errno;
 		(void)kill(-pid, SIGKILL);
@@ -317,7 +317,7 @@ start_direct(struct job *j, struct plan *p, const struct job_env *env,
 		rep->type = REP_EXEC_FAILED;
 		rep->step = child_err_decode(buf, &rep->op, &rep->err);
 	}
-	j->shep = pid;
+	j->child = pid;
 	/* In its group already: nothing to wait for before a stop. */
 	j->forked = true;
 	j->result.pid = pid;
@@ -578,8 +578,8 @@ start_shepherd(struct job *j, struct plan *p, const struct job_env *env,
 		return rc;
 	}
 	(void)fd_nonblock(sv[0]);
-	j->ctl = sv[0];
-	j->shep = pid;
+	j->fd = sv[0];
+	j->child = pid;
 	return 0;
 }
 
@@ -593,7 +593,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 	int rc;
 
 	memset(j, 0, sizeof(*j));
-	j->ctl = j->remover_fd = -1;
+	j->fd = j->remover_fd = -1;
 	j->remover = -1;
 	*why = NULL;
 #ifdef __linux__
@@ -699,7 +699,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		*why = failed != NULL ? failed : "the job could not be started";
 		return rc;
 	}
-	j->result.pgid = j->shep;
+	j->result.pgid = j->child;
 	j->phase = JOB_STARTING;
 	settle_init(&j->settle);
 	j->grace_ns = s->grace_ms * MS;
@@ -711,7 +711,7 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		 * exec result known. Nothing to wait for before a stop.
 		 */
 		j->forked = true;
-		j->result.pid = j->shep;
+		j->result.pid = j->child;
 		on_exec(j, &known, now);
 	}
 	return 0;
@@ -761,13 +761,13 @@ job_enforced(const struct job *j)
 int
 job_fd(const struct job *j)
 {
-	return j->ctl;
+	return j->fd;
 }
 
 unsigned
 job_fd_gen(const struct job *j)
 {
-	return j->ctl_gen;
+	return j->fd_gen;
 }
 
 bool
@@ -785,7 +785,7 @@ job_is_relayed(const struct job *j, pid_t pid)
 pid_t
 job_shepherd(const struct job *j)
 {
-	return j->direct && j->reaped ? 0 : j->shep;
+	return j->direct && j->reaped ? 0 : j->child;
 }
 
 int64_t
@@ -839,8 +839,8 @@ start_remover(struct job *j)
 	}
 	j->remover = pid;
 	(void)fd_nonblock(sv[0]);
-	j->ctl = sv[0];
-	j->ctl_gen++;
+	j->fd = sv[0];
+	j->fd_gen++;
 	return 0;
 #else
 	(void)j;
@@ -888,9 +888,9 @@ complete(struct job *j)
 		j->spare_tmp = NULL;
 	}
 	/* Releasing the shepherd lets the pgid go: no kill after this. */
-	if (j->ctl >= 0 && j->unwatch != NULL)
-		j->unwatch(j->unwatch_arg, j->ctl);
-	fd_closep(&j->ctl);
+	if (j->fd >= 0 && j->unwatch != NULL)
+		j->unwatch(j->unwatch_arg, j->fd);
+	fd_closep(&j->fd);
 	end_remover(j);
 	release_cgroups(j);
 	j->t_deadline = j->t_grace = j->t_retry = j->t_poll = INT64_MAX;
@@ -996,7 +996,7 @@ reap_group(struct job *j)
 		return;
 	for (;;) {
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PGID, (id_t)j->shep, &si, WEXITED | WNOHANG) != 0) {
+		if (waitid(P_PGID, (id_t)j->child, &si, WEXITED | WNOHANG) != 0) {
 			if (errno == EINTR)
 				continue;
 			return;
@@ -1282,7 +1282,7 @@ on_report(struct job *j, const struct job_report *r, int64_t now)
 void
 job_exited(struct job *j, int64_t now)
 {
-	struct job_report r = { .type = REP_EXITED, .pid = j->shep };
+	struct job_report r = { .type = REP_EXITED, .pid = j->child };
 	struct rusage ru;
 	int status = 0;
 	pid_t got;
@@ -1291,21 +1291,21 @@ job_exited(struct job *j, int64_t now)
 		return;
 	memset(&ru, 0, sizeof(ru));
 	do
-		got = j->sys->wait4(j->shep, &status, WNOHANG, &ru);
+		got = j->sys->wait4(j->child, &status, WNOHANG, &ru);
 	while (got < 0 && errno == EINTR);
 	if (got == 0)
 		return;  /* not yet: a wake-up early */
-	if (got != j->shep) {
+	if (got != j->child) {
 		r.type = REP_WAIT_FAILED;
 		r.err = got < 0 ? errno : ECHILD;
-		proc_reap(j->shep, NULL);
+		proc_reap(j->child, NULL);
 	} else {
 		report_exited(&r, status, &ru, (clock_ns() - j->t_start) / 1000);
 	}
 	j->reaped = true;
-	if (j->ctl >= 0 && j->unwatch != NULL)
-		j->unwatch(j->unwatch_arg, j->ctl);
-	fd_closep(&j->ctl);
+	if (j->fd >= 0 && j->unwatch != NULL)
+		j->unwatch(j->unwatch_arg, j->fd);
+	fd_closep(&j->fd);
 	/* Its group's zombies, while its pgid cannot be anyone else's. */
 	reap_group(j);
 	on_report(j, &r, now);
@@ -1318,8 +1318,8 @@ read_reports(struct job *j, int64_t now)
 	struct job_report r;
 	ssize_t n;
 
-	while (j->ctl >= 0) {
-		n = read(j->ctl, j->rbuf + j->rlen, sizeof(j->rbuf) - j->rlen);
+	while (j->fd >= 0) {
+		n = read(j->fd, j->rbuf + j->rlen, sizeof(j->rbuf) - j->rlen);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -1357,7 +1357,7 @@ job_input(struct job *j, int64_t now)
 static int
 remove_asked(struct job *j)
 {
-	if (j->ctl >= 0 && write(j->ctl, (char[]){ SHEP_CMD_REMOVE }, 1) == 1)
+	if (j->fd >= 0 && write(j->fd, (char[]){ SHEP_CMD_REMOVE }, 1) == 1)
 		return 0;
 	return -1;
 }

@@ -60,10 +60,16 @@ struct job {
 
 	/* Private to job.c. */
 	const struct job_sys *sys;
-	pid_t shep;                    /* the shepherd (whose pid is the pgid
-	                                  where kill(-pgid, 0) is the proof) */
-	int ctl;
-	unsigned ctl_gen;               /* a new ctl: its number may be an old one's */
+	/*
+	 * What each way (job.c) has one of. child: ours, to reap: the job's
+	 * shepherd or init, or on the direct way the job itself; its pid is
+	 * the group's id where the way holds the group (not relayed). fd:
+	 * what the loop watches for the job: the shepherd's socket, or on
+	 * the direct way the job's pidfd, then its remover's socket.
+	 */
+	pid_t child;
+	int fd;
+	unsigned fd_gen;               /* a new fd: its number may be an old one's */
 	void (*unwatch)(void *arg, int fd);
 	void *unwatch_arg;
 	struct settle settle;
@@ -91,8 +97,8 @@ struct job {
 	                                  us, and proven empty by it */
 	enum confine_reason stop_why;  /* relayed: the stop whose kill's
 	                                  answer makes it Cancelled */
-	bool direct;                   /* no shepherd: shep is the job itself,
-	                                  ctl its pidfd until it is reaped */
+	bool direct;                   /* no shepherd: child is the job itself,
+	                                  fd its pidfd until it is reaped */
 	bool reaped;                   /* direct: the leader is reaped, the
 	                                  pgid is no longer held for us */
 	bool group_gone;               /* direct: kill(-pgid, 0) said ESRCH
