@@ -318,9 +318,6 @@ start_direct(struct job *j, struct plan *p, const struct job_env *env,
 		rep->step = child_err_decode(buf, &rep->op, &rep->err);
 	}
 	j->child = pid;
-	/* In its group already: nothing to wait for before a stop. */
-	j->forked = true;
-	j->result.pid = pid;
 	*failed = NULL;
 	return 0;
 #else

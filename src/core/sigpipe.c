@@ -90,19 +90,24 @@ sigpipe_release(bool child, const sigset_t *old)
 	(void)sigprocmask(SIG_SETMASK, old, NULL);
 }
 
+/* After a fork or clone between the two: pid, and the call's errno kept. */
+static pid_t
+released(pid_t pid, const sigset_t *old)
+{
+	int err = errno;
+
+	sigpipe_release(pid == 0, old);
+	errno = err;
+	return pid;
+}
+
 pid_t
 sigpipe_fork(void)
 {
 	sigset_t old;
-	pid_t pid;
-	int err;
 
 	sigpipe_hold(&old);
-	pid = fork();
-	err = errno;
-	sigpipe_release(pid == 0, &old);
-	errno = err;
-	return pid;
+	return released(fork(), &old);
 }
 
 #ifdef __linux__
@@ -110,14 +115,9 @@ pid_t
 sigpipe_clone(unsigned long flags)
 {
 	sigset_t old;
-	pid_t pid;
-	int err;
 
 	sigpipe_hold(&old);
-	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, 0, NULL, NULL, 0);
-	err = errno;
-	sigpipe_release(pid == 0, &old);
-	errno = err;
-	return pid;
+	return released((pid_t)syscall(SYS_clone, flags | SIGCHLD, 0, NULL,
+	    NULL, 0), &old);
 }
 #endif

@@ -47,13 +47,18 @@ reps_for(const struct bench_opts *o, enum run_method m, long host_mib)
 	return o->reps;
 }
 
+/* One job, timed: after --pause-ms at rest, where there is one. */
 static int
-timed(struct runner *r, enum run_method m, struct samples *s,
-    struct samples ph[3])
+timed(const struct bench_opts *o, struct runner *r, enum run_method m,
+    struct samples *s, struct samples ph[3])
 {
 	struct run_phases p;
-	int64_t t0 = bench_now();
+	int64_t t0;
 	int rc;
+
+	if (o->pause_ms > 0)
+		usleep((useconds_t)o->pause_ms * 1000);
+	t0 = bench_now();
 
 	rc = run_true_phases(r, m, ph ? &p : NULL);
 	if (rc == 0)
@@ -111,20 +116,15 @@ cell(const struct bench_opts *o, struct runner *r, long host_mib, long threads)
 			m = (enum run_method)((i + k) % RUN_NMETHODS);
 			if (i >= reps[m] || m == RUN_CONFINE_LATE)
 				continue;
-			if (o->pause_ms > 0)
-				usleep((useconds_t)o->pause_ms * 1000);
-			rc = timed(r, m, &s[m], phased(m) ? ph[m] : NULL);
+			rc = timed(o, r, m, &s[m], phased(m) ? ph[m] : NULL);
 		}
 	/*
 	 * Apart: each of its shepherds is a copy of the whole host, and
 	 * tearing one down after its job settled would land on whatever
 	 * method ran next.
 	 */
-	for (i = 0; i < reps[RUN_CONFINE_LATE] && rc == 0; i++) {
-		if (o->pause_ms > 0)
-			usleep((useconds_t)o->pause_ms * 1000);
-		rc = timed(r, RUN_CONFINE_LATE, &s[RUN_CONFINE_LATE], NULL);
-	}
+	for (i = 0; i < reps[RUN_CONFINE_LATE] && rc == 0; i++)
+		rc = timed(o, r, RUN_CONFINE_LATE, &s[RUN_CONFINE_LATE], NULL);
 	if (rc != 0) {
 		fprintf(stderr, "bench: latency from a %ld MiB host with %ld "
 		    "threads failed\n", host_mib, threads);
