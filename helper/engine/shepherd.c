@@ -673,41 +673,56 @@ shepherd_prepare_view(struct init_prep *pr)
 /*
  * As pid 1 of the job's PID namespace, before the job, once what no
  * request changes is done (pr: its namespaces, the bounding set the job
- * will inherit): its view (as its client, where it has one). We keep the
- * host's / and /proc for what the helper sees (the job's pid, the trees
- * to remove).
+ * will inherit): its view (as its client, where it has one). 0, or -errno
+ * with *op the call that failed. (The benchmark's floors take the same
+ * step, so that the order of confinement is written here and in child.c
+ * only.)
  */
-static void
-init_setup(struct shep *s, const struct child_plan *plan,
-    const struct init_prep *pr)
+int
+shepherd_view(const struct child_plan *plan, const struct init_prep *pr,
+    enum op *op)
 {
 	struct mountns_ready ready = { pr->dev, pr->proc, pr->tmp };
-	enum op op = pr->op;
 	int rc = -pr->err;
 
-	s->host_root = pr->host_root;
-	s->host_proc = pr->host_proc;
+	*op = pr->op;
 	/*
 	 * The view as the client sees the paths, where the job is another
 	 * user's; then ours again: its cgroup is joined as we are, and the
 	 * job takes its client's credentials itself.
 	 */
 	if (rc == 0 && plan->become != NULL)
-		rc = ident_start(plan->become, &op);
+		rc = ident_start(plan->become, op);
 	if (rc == 0)
-		rc = mountns_apply(&plan->view, &ready, &op);
+		rc = mountns_apply(&plan->view, &ready, op);
 	mountns_ready_close(&ready);
 	if (rc == 0 && plan->become != NULL && (rc = ident_revert(plan->self)) != 0)
-		op = OP_SETFSUID;
+		*op = OP_SETFSUID;
 	/*
 	 * Nothing of the job may read or trace us. (Here, not ahead: a
 	 * change of fsuid above resets it.)
 	 */
 	if (rc == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
-		op = OP_NONE;
+		*op = OP_NONE;
 		rc = -errno;
 	}
-	if (rc != 0)
+	return rc;
+}
+
+/*
+ * The init's own setup: we keep the host's / and /proc for what the
+ * helper sees (the job's pid, the trees to remove).
+ */
+static void
+init_setup(struct shep *s, const struct child_plan *plan,
+    const struct init_prep *pr)
+{
+	enum op op;
+	int rc;
+
+	s->host_root = pr->host_root;
+	s->host_proc = pr->host_proc;
+	if ((rc = shepherd_view(plan, pr, &op)) != 0)
 		setup_failed(s, op, -rc);
 }
 #endif

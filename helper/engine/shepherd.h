@@ -89,6 +89,8 @@ struct init_prep {
 
 void shepherd_prepare(struct init_prep *pr, bool userns, uid_t uid, gid_t gid);
 void shepherd_prepare_view(struct init_prep *pr);
+int shepherd_view(const struct child_plan *plan, const struct init_prep *pr,
+    enum op *op);
 
 /*
  * Runs the job of plan as its shepherd (or, with plan->in_init, its init,

@@ -1,8 +1,9 @@
 /*
  * The benchmark's shared declarations. Every confine-* method goes through
  * the public API only (<confine/confine.h>), as a host would; the floors
- * (run.c's floor-confined, floor-view, floor-ns) call the helper's
- * confinement itself (//helper/backend), to measure it without a helper.
+ * (run.c's floor-confined, floor-view, floor-ns, floor-tmp) run the
+ * engine's own setup of a job (//helper/engine: child_exec, and an init's
+ * step), to measure it without a helper.
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
@@ -82,21 +83,23 @@ enum run_method {
 	RUN_FLOOR_SERVER,    /* a minimal fork server: posix_spawn on request */
 	RUN_FLOOR_SHEPHERD,  /* the same, through a forked shepherd per job */
 	RUN_FLOOR_VFORK,     /* vfork + execve + waitpid, from the host */
-	RUN_FLOOR_CONFINED,  /* the same, plus confine's Landlock ruleset and
-	                        seccomp filter applied before the exec */
-	RUN_FLOOR_VIEW,      /* the same, plus the job's read-only view of the
-	                        file system and no capabilities: the whole of
-	                        the Linux backend */
+	RUN_FLOOR_CONFINED,  /* the same, the child set up as the engine sets
+	                        up a job with no namespace: Landlock, seccomp,
+	                        no capabilities (child.c) */
+	RUN_FLOOR_VIEW,      /* the same, plus the job's own mount namespace
+	                        and read-only view, as a job without an init
+	                        makes them */
 	RUN_CONFINE_READ,    /* confine, Landlock, reads narrowed to the
 	                        system trees (CONFINE_READ_SYSTEM) */
 	RUN_CONFINE_LATE,    /* confine through a helper forked (fork mode)
 	                        after the host grew: what not to do */
 	RUN_CONFINE_SHEP,    /* confine, Landlock, through a second helper
 	                        on the shepherd path (CONFINE_SHEPHERD=1) */
-	RUN_FLOOR_NS,        /* floor-view, its mount namespace made with
-	                        network (its loopback up), IPC and UTS ones
-	                        (ns_enter), and Landlock and seccomp: a job's
-	                        namespaces but its PID one and its init */
+	RUN_FLOOR_NS,        /* an init's step first in the same child (its
+	                        mount, network with loopback up, IPC and UTS
+	                        namespaces, its view: shepherd.c), then the
+	                        job's part under an init: a job's namespaces
+	                        but its PID one, and no init process */
 	RUN_CONFINE_UNPREP,  /* confine, Landlock, through a third helper that
 	                        prepares no init (CONFINE_PREPARED=0): each
 	                        made at its request, as before issue 35 */
@@ -169,13 +172,13 @@ int run_probe(struct confine *c, const char *scratch, struct run_probe *out);
 int run_floor_start(void);
 void run_floor_stop(void);
 /*
- * The last two floors: what confining each job costs by itself, with no
+ * The confined floors: what confining each job costs by itself, with no
  * helper at all. The host vforks the job (a child sharing its memory until
- * exec, as posix_spawn's does, without posix_spawn's own work), and in
- * floor-confined the child applies the helper's own Landlock ruleset for
- * scratch and seccomp filter before the exec; in floor-view it also makes
- * the job's read-only view (a mount namespace, a user namespace first when
- * not root) and drops every capability. 0 or -1.
+ * exec, as posix_spawn's does, without posix_spawn's own work), and the
+ * child runs the engine's own setup of a job (child_exec) on a plan of the
+ * helper's Landlock ruleset for scratch and its seccomp filter, and for
+ * floor-view and after the view of scratch (run.c says which floor does
+ * what). 0 or -1.
  */
 int run_floor_confined_init(const char *scratch);
 struct samples;

@@ -3,6 +3,7 @@
  * host's resident memory and the idle threads it holds.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -18,11 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helper/backend/caps.h"
 #include "helper/backend/landlock.h"
 #include "helper/backend/mountns.h"
-#include "helper/backend/ns.h"
+#include "helper/backend/op.h"
 #include "helper/backend/seccomp.h"
+#include "helper/engine/child.h"
+#include "helper/engine/shepherd.h"
 #include "tools/bench/bench.h"
 
 #define TRUE_PATH "/bin/true"
@@ -407,71 +409,187 @@ run_floor_confined_fini(void)
 }
 
 /*
- * In a vforked child, before its exec: the namespaces of ns.h (ns), the
- * view and no capabilities (view: v), Landlock and seccomp (confined), as
- * confine applies them. 0, or the status to exit with: 125 the
- * namespaces failed, 126 the view, 127 the confinement.
+ * A floor's job, confined by the engine's own code: its child's setup
+ * (helper/engine/child.c), which is where the order of confinement is
+ * written, and for floor-ns and floor-tmp its init's step before it
+ * (shepherd.c). Only what a floor leaves out is said here:
+ *   floor-confined  a job with no namespace (plan.h's "bare"): Landlock,
+ *                   seccomp, no capabilities and, as root, the bounding
+ *                   set dropped;
+ *   floor-view      a job that makes its own view, as one without an init
+ *                   does: its mount namespace, then all of the above;
+ *   floor-ns        an init's namespaces and view made first (here in the
+ *                   same process), then the job's part under an init;
+ *   floor-tmp       floor-ns with a private tmp over the host's /tmp.
+ * Each is its own session, stdio /dev/null, in the scratch root, as a
+ * job is; no cgroup, no shepherd, no helper.
  */
-static int
-floor_apply(bool confined, const struct mountns_view *v, bool ns)
-{
-	enum op op;
-	int listener;
+enum floor_kind { FLOOR_CONFINED, FLOOR_VIEW, FLOOR_NS };
 
-	if (ns && ns_enter(&op) != 0)
-		return 125;
-	if (v != NULL && ((!ns && mountns_unshare(&op) != 0) ||
-	    mountns_apply(v, NULL, NULL) != 0 ||
-	    caps_drop_bounding() != 0 || caps_clear() != 0))
-		return 126;
-	if (confined && (landlock_apply(&floor_ll, &floor_policy, NULL) != 0 ||
-	    seccomp_apply(&floor_sc, &listener) != 0))
-		return 127;
-	return 0;
+static void
+floor_plan(struct child_plan *p, enum floor_kind k,
+    const struct mountns_view *v, const char *path, const char *const *argv)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = p->exe = path;
+	p->argv = (char *const *)(uintptr_t)argv;
+	p->envp = no_env;
+	p->cwd = floor_root;
+	p->fd[0] = p->fd[1] = p->fd[2] = -1;
+	p->cg_procs[0] = p->cg_procs[1] = p->cg_procs[2] = -1;
+	p->cg_dir = -1;
+	p->backend = CONFINE_BACKEND_LANDLOCK;
+	p->policy = &floor_policy;
+	p->view = *v;
+	p->landlock = &floor_ll;
+	p->seccomp = &floor_sc;
+	p->own_session = true;
+	p->bare = k == FLOOR_CONFINED;
+	p->in_init = k == FLOOR_NS;
 }
 
 /*
- * vfork: the child runs only system calls on what was prepared above and
- * never returns here, as posix_spawn's own child does. With tmp, the view
- * has a /tmp as a job with reads everywhere has it: a private tmp made
- * for it (in $TMPDIR, else /tmp, as a helper's tmp base) with the host's
- * /tmp beneath, made at the request, and removed after.
+ * What a floor's init step failed at, and its errno: written by the
+ * vforked child, which shares our memory, read once it has exited.
+ */
+static volatile int floor_init_err;
+static volatile enum op floor_init_op;
+
+/*
+ * In a vforked child: the init's step where the floor has one, then the
+ * job's setup and exec. Never returns. A failure of the job's setup is
+ * on errfd, as child.c reports it; one of the init's step is in
+ * floor_init_err.
+ */
+static _Noreturn void
+floor_child(const struct child_plan *p, int errfd)
+{
+	struct init_prep pr;
+	enum op op;
+	int rc;
+
+	if (p->in_init) {
+		shepherd_prepare(&pr, false, 0, 0);
+		if ((rc = shepherd_view(p, &pr, &op)) != 0) {
+			floor_init_op = op;
+			floor_init_err = -rc;
+			_exit(125);
+		}
+	}
+	child_exec(p, errfd);
+}
+
+/*
+ * vfork's parent's half: the child has exec'd or failed (errfd's read end
+ * has its record then). 0, or -1 having said what failed.
  */
 static int
-run_floor_vfork(bool confined, bool view, bool ns, bool tmp)
+floor_wait(pid_t pid, int errfd, const char *what)
 {
+	unsigned char rec[CHILD_ERR_LEN];
+	enum confine_step step;
+	enum op op;
+	int err;
+
+	if (read(errfd, rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
+		step = child_err_decode(rec, &op, &err);
+		fprintf(stderr, "bench: %s: the job's setup failed at %s: %s: %s\n",
+		    what, confine_step_name(step), op_call(op), strerror(err));
+		(void)wait_ok(pid, what);
+		return -1;
+	}
+	if (floor_init_err != 0) {
+		fprintf(stderr, "bench: %s: the init's step failed: %s: %s\n",
+		    what, op_call(floor_init_op), strerror(floor_init_err));
+		(void)wait_ok(pid, what);
+		return -1;
+	}
+	return 0;
+}
+
+/* A floor's job started: its pid, the child's error channel in *errfd. */
+static pid_t
+floor_start(const struct child_plan *p, int *errfd)
+{
+	int ep[2];
+	pid_t pid;
+
+	if (pipe2(ep, O_CLOEXEC | O_NONBLOCK) != 0) {
+		fprintf(stderr, "bench: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	floor_init_err = 0;
+	pid = vfork();
+	if (pid == 0)
+		floor_child(p, ep[1]);
+	close(ep[1]);
+	if (pid < 0) {
+		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
+		close(ep[0]);
+		return -1;
+	}
+	*errfd = ep[0];
+	return pid;
+}
+
+/*
+ * floor-vfork: vfork and exec, nothing else, as posix_spawn's own child.
+ * The others: floor_plan's. With tmp, the view has a /tmp as a job with
+ * reads everywhere has it: a private tmp made for it (in $TMPDIR, else
+ * /tmp, as a helper's tmp base) with the host's /tmp beneath, made at the
+ * request, and removed after.
+ */
+static int
+run_floor_vfork(enum run_method m)
+{
+	static const char *const what[RUN_NMETHODS] = {
+		[RUN_FLOOR_CONFINED] = "floor-confined",
+		[RUN_FLOOR_VIEW] = "floor-view",
+		[RUN_FLOOR_NS] = "floor-ns",
+		[RUN_FLOOR_TMP] = "floor-tmp",
+	};
 	struct mountns_view v = floor_view;
+	struct child_plan plan;
 	const char *base = getenv("TMPDIR");
 	char *dir = NULL;
 	struct stat st;
 	pid_t pid;
-	int rc;
+	int rc, errfd;
 
+	if (m == RUN_FLOOR_VFORK) {
+		if ((pid = vfork()) == 0) {
+			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
+			    no_env);
+			_exit(127);
+		}
+		if (pid < 0) {
+			fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
+			return -1;
+		}
+		return wait_ok(pid, "floor-vfork");
+	}
 	if (floor_root == NULL)
 		return -1;
-	if (tmp && (rc = mountns_tmp_make(base != NULL ? base : "/tmp", &dir,
-	    &st)) != 0) {
+	if (m == RUN_FLOOR_TMP && (rc = mountns_tmp_make(base != NULL ? base :
+	    "/tmp", &dir, &st)) != 0) {
 		fprintf(stderr, "bench: floor-tmp: %s\n", strerror(-rc));
 		return -1;
 	}
-	if (tmp) {
+	if (dir != NULL) {
 		v.tmp.path = dir;
 		v.tmp.dev = st.st_dev;
 		v.tmp.ino = st.st_ino;
 		v.over_tmp = v.tmp_overlay = true;
 	}
-	pid = vfork();
-	if (pid < 0) {
-		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
-		rc = -1;
-	} else if (pid == 0) {
-		if ((rc = floor_apply(confined, view ? &v : NULL, ns)) == 0)
-			execve(TRUE_PATH, (char *const *)(uintptr_t)true_argv,
-			    no_env);
-		_exit(rc != 0 ? rc : 127);
-	} else {
-		rc = wait_ok(pid, tmp ? "floor-tmp" : ns ? "floor-ns" : view ?
-		    "floor-view" : confined ? "floor-confined" : "floor-vfork");
+	floor_plan(&plan, m == RUN_FLOOR_CONFINED ? FLOOR_CONFINED :
+	    m == RUN_FLOOR_VIEW ? FLOOR_VIEW : FLOOR_NS, &v, TRUE_PATH,
+	    true_argv);
+	rc = -1;
+	if ((pid = floor_start(&plan, &errfd)) > 0) {
+		rc = floor_wait(pid, errfd, what[m]);
+		if (rc == 0)
+			rc = wait_ok(pid, what[m]);
+		close(errfd);
 	}
 	if (dir != NULL)
 		(void)mountns_tmp_rmdir(dir);
@@ -479,43 +597,27 @@ run_floor_vfork(bool confined, bool view, bool ns, bool tmp)
 	return rc;
 }
 
-/*
- * What a floor-burst sleeper's child failed at before its exec, and
- * errno then: written by the vforked child, read once it has exited.
- */
-static volatile int sleeper_errno;
-static const char *volatile sleeper_step;
-
-/* One floor-burst sleeper; its pid (*pidfd its pidfd), or -1. */
+/* One floor-burst sleeper, confined as floor-view; its pid (*pidfd its
+ * pidfd), or -1. */
 static pid_t
 floor_sleeper(int *pidfd)
 {
 	static const char *const argv[] = { "sleep", "3600", NULL };
+	struct child_plan plan;
 	pid_t pid;
-	int rc;
+	int errfd;
 
-	sleeper_step = NULL;
 	*pidfd = -1;
-	if ((pid = vfork()) == 0) {
-		if ((rc = floor_apply(true, &floor_view, false)) != 0) {
-			sleeper_step = rc == 126 ? "the view or the capabilities" :
-			    "Landlock or seccomp";
-		} else {
-			execve("/bin/sleep", (char *const *)(uintptr_t)argv, no_env);
-			sleeper_step = "execve";
-		}
-		sleeper_errno = errno;
-		_exit(127);
-	}
-	if (pid < 0) {
-		fprintf(stderr, "bench: floor-burst: vfork: %s\n", strerror(errno));
+	floor_plan(&plan, FLOOR_VIEW, &floor_view, "/bin/sleep", argv);
+	if ((pid = floor_start(&plan, &errfd)) < 0)
 		return -1;
+	if (floor_wait(pid, errfd, "floor-burst") != 0) {
+		close(errfd);
+		return -1;  /* reaped: said */
 	}
-	if (sleeper_step != NULL)
-		fprintf(stderr, "bench: floor-burst: sleeper %ld failed at %s: "
-		    "%s\n", (long)pid, sleeper_step, strerror(sleeper_errno));
+	close(errfd);
 	/* Unreaped, so the pid is still the sleeper's. */
-	else if ((*pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+	if ((*pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
 		fprintf(stderr, "bench: floor-burst: pidfd_open: %s\n",
 		    strerror(errno));
 	return pid;
@@ -707,9 +809,7 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_VIEW:
 	case RUN_FLOOR_NS:
 	case RUN_FLOOR_TMP:
-		return run_floor_vfork(m != RUN_FLOOR_VFORK, m == RUN_FLOOR_VIEW ||
-		    m == RUN_FLOOR_NS || m == RUN_FLOOR_TMP, m == RUN_FLOOR_NS ||
-		    m == RUN_FLOOR_TMP, m == RUN_FLOOR_TMP);
+		return run_floor_vfork(m);
 	case RUN_CONFINE_LATE:
 	case RUN_CONFINE_SHEP:
 	case RUN_CONFINE_UNPREP:

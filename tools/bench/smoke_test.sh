@@ -26,7 +26,7 @@ positive() {
 	[ "$n" -gt 0 ] || fail "$1 $2 $3: missing, or not positive"
 }
 for m in fork+exec posix_spawn confine-landlock confine-none bwrap floor-server \
-    floor-shepherd floor-vfork floor-confined; do
+    floor-shepherd floor-vfork floor-confined floor-view; do
 	positive latency "$m" ""
 done
 positive phase confine-landlock spawn
@@ -37,6 +37,7 @@ positive throughput floor-confined ""
 positive deadline host-observed single
 positive deadline host-observed spread
 positive deadline host-observed burst
+positive deadline floor-burst burst
 positive memory helper idle-fresh
 positive memory helper inflight
 positive cpu helper self
