@@ -450,19 +450,21 @@ floor_plan(struct child_plan *p, enum floor_kind k,
 
 /*
  * What a floor's init step failed at, and its errno: written by the
- * vforked child, which shares our memory, read once it has exited.
+ * vforked child, which shares our memory, read once it has exited. One
+ * per start: the throughput section starts floors from many threads.
  */
-static volatile int floor_init_err;
-static volatile enum op floor_init_op;
+struct floor_said {
+	volatile int err;
+	volatile enum op op;
+};
 
 /*
  * In a vforked child: the init's step where the floor has one, then the
  * job's setup and exec. Never returns. A failure of the job's setup is
- * on errfd, as child.c reports it; one of the init's step is in
- * floor_init_err.
+ * on errfd, as child.c reports it; one of the init's step in said.
  */
 static _Noreturn void
-floor_child(const struct child_plan *p, int errfd)
+floor_child(const struct child_plan *p, int errfd, struct floor_said *said)
 {
 	struct init_prep pr;
 	enum op op;
@@ -471,8 +473,8 @@ floor_child(const struct child_plan *p, int errfd)
 	if (p->in_init) {
 		shepherd_prepare(&pr, false, 0, 0);
 		if ((rc = shepherd_view(p, &pr, &op)) != 0) {
-			floor_init_op = op;
-			floor_init_err = -rc;
+			said->op = op;
+			said->err = -rc;
 			_exit(125);
 		}
 	}
@@ -484,7 +486,8 @@ floor_child(const struct child_plan *p, int errfd)
  * has its record then). 0, or -1 having said what failed.
  */
 static int
-floor_wait(pid_t pid, int errfd, const char *what)
+floor_wait(pid_t pid, int errfd, const struct floor_said *said,
+    const char *what)
 {
 	unsigned char rec[CHILD_ERR_LEN];
 	enum confine_step step;
@@ -498,9 +501,9 @@ floor_wait(pid_t pid, int errfd, const char *what)
 		(void)wait_ok(pid, what);
 		return -1;
 	}
-	if (floor_init_err != 0) {
+	if (said->err != 0) {
 		fprintf(stderr, "bench: %s: the init's step failed: %s: %s\n",
-		    what, op_call(floor_init_op), strerror(floor_init_err));
+		    what, op_call(said->op), strerror(said->err));
 		(void)wait_ok(pid, what);
 		return -1;
 	}
@@ -509,7 +512,7 @@ floor_wait(pid_t pid, int errfd, const char *what)
 
 /* A floor's job started: its pid, the child's error channel in *errfd. */
 static pid_t
-floor_start(const struct child_plan *p, int *errfd)
+floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 {
 	int ep[2];
 	pid_t pid;
@@ -518,10 +521,11 @@ floor_start(const struct child_plan *p, int *errfd)
 		fprintf(stderr, "bench: pipe: %s\n", strerror(errno));
 		return -1;
 	}
-	floor_init_err = 0;
+	said->err = 0;
+	said->op = OP_NONE;
 	pid = vfork();
 	if (pid == 0)
-		floor_child(p, ep[1]);
+		floor_child(p, ep[1], said);
 	close(ep[1]);
 	if (pid < 0) {
 		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
@@ -550,6 +554,7 @@ run_floor_vfork(enum run_method m)
 	};
 	struct mountns_view v = floor_view;
 	struct child_plan plan;
+	struct floor_said said;
 	const char *base = getenv("TMPDIR");
 	char *dir = NULL;
 	struct stat st;
@@ -585,8 +590,8 @@ run_floor_vfork(enum run_method m)
 	    m == RUN_FLOOR_VIEW ? FLOOR_VIEW : FLOOR_NS, &v, TRUE_PATH,
 	    true_argv);
 	rc = -1;
-	if ((pid = floor_start(&plan, &errfd)) > 0) {
-		rc = floor_wait(pid, errfd, what[m]);
+	if ((pid = floor_start(&plan, &errfd, &said)) > 0) {
+		rc = floor_wait(pid, errfd, &said, what[m]);
 		if (rc == 0)
 			rc = wait_ok(pid, what[m]);
 		close(errfd);
@@ -604,14 +609,15 @@ floor_sleeper(int *pidfd)
 {
 	static const char *const argv[] = { "sleep", "3600", NULL };
 	struct child_plan plan;
+	struct floor_said said;
 	pid_t pid;
 	int errfd;
 
 	*pidfd = -1;
 	floor_plan(&plan, FLOOR_VIEW, &floor_view, "/bin/sleep", argv);
-	if ((pid = floor_start(&plan, &errfd)) < 0)
+	if ((pid = floor_start(&plan, &errfd, &said)) < 0)
 		return -1;
-	if (floor_wait(pid, errfd, "floor-burst") != 0) {
+	if (floor_wait(pid, errfd, &said, "floor-burst") != 0) {
 		close(errfd);
 		return -1;  /* reaped: said */
 	}
