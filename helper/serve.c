@@ -289,13 +289,15 @@ job_detach(struct srv *s, struct hjob *h)
 }
 
 /*
- * A job without a shepherd changes what the loop watches: its pidfd until
- * it is reaped, then the socket of what removes its tree, if anything.
- * Reaped, its pid leaves the table (it may be another job's soon); done
- * and reaped, it is freed after this step, as reap() frees the others.
+ * What the loop watches for a job may change with its way (job.c): on the
+ * direct way its pidfd until it is reaped, then the socket of what
+ * removes its tree, if anything. A child the job reaped itself leaves the
+ * pid table (its pid may be another job's soon); done, and with no child
+ * left to reap, the job is freed after this step, as reap() frees the
+ * others.
  */
 static void
-direct_after(struct srv *s, struct hjob *h)
+watch_after(struct srv *s, struct hjob *h)
 {
 	int fd = job_fd(&h->j);
 
@@ -328,8 +330,7 @@ job_after(struct srv *s, struct hjob *h)
 	struct conn *c = h->conn;
 	unsigned ev = h->j.events;
 
-	if (job_direct(&h->j))
-		direct_after(s, h);
+	watch_after(s, h);
 	/* REFUSED stays set: it is sent at JOB_DONE, below. */
 	h->j.events &= JOB_EV_REFUSED;
 	if (c != NULL) {
@@ -426,20 +427,15 @@ reap(struct srv *s)
 #endif
 		if (h == NULL)
 			orphan_job(s, pid);
-		if (h != NULL && job_direct(&h->j)) {
-			/* The job itself: it reaps itself, and is freed later. */
-			job_exited(&h->j, clock_ns());
+		if (h != NULL && !job_child_exited(&h->j, clock_ns())) {
+			/* The job reaped it (the job itself), and is freed later. */
 			job_after(s, h);
 			if (job_shepherd(&h->j) == pid)
 				proc_reap(pid, NULL);  /* never spin on it */
 			continue;
 		}
-		if (h != NULL && h->j.phase != JOB_DONE) {
-			/* Read what it said before it died, then settle. */
-			job_input(&h->j, clock_ns());
-			job_shepherd_lost(&h->j, clock_ns());
+		if (h != NULL)
 			job_after(s, h);
-		}
 		proc_reap(pid, NULL);
 		if (h != NULL)
 			job_free(s, h);
@@ -543,9 +539,8 @@ on_spawn(struct srv *s, struct conn *c, const struct wire_hdr *hd,
 	h->fd_gen = job_fd_gen(&h->j);
 	TAILQ_INSERT_TAIL(&s->jobs, h, all);
 	s->njobs++;
-	/* Without a shepherd it has started (or failed to) already. */
-	if (job_direct(&h->j))
-		job_after(s, h);
+	/* What is known already (without a shepherd: it started or failed). */
+	job_after(s, h);
 }
 
 static void

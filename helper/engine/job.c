@@ -62,6 +62,11 @@ struct job_way {
 	void (*input)(struct job *j, int64_t now);
 	/* Its trees removed as its user, off our loop: 0, REMOVED to come. */
 	int (*remove)(struct job *j);
+	/*
+	 * Our child (j->child) has exited, unreaped: true, the caller reaps
+	 * it and frees the job; false, the way reaped it and the job goes on.
+	 */
+	bool (*child_exited)(struct job *j, int64_t now);
 };
 
 static const struct job_way way_relayed, way_held, way_direct;
@@ -768,9 +773,9 @@ job_fd_gen(const struct job *j)
 }
 
 bool
-job_direct(const struct job *j)
+job_child_exited(struct job *j, int64_t now)
 {
-	return j->direct;
+	return way(j)->child_exited(j, now);
 }
 
 bool
@@ -1276,8 +1281,9 @@ on_report(struct job *j, const struct job_report *r, int64_t now)
 		}
 }
 
-void
-job_exited(struct job *j, int64_t now)
+/* The direct way's child is the job itself: reaped here, reported. */
+static void
+exited_direct(struct job *j, int64_t now)
 {
 	struct job_report r = { .type = REP_EXITED, .pid = j->child };
 	struct rusage ru;
@@ -1339,9 +1345,31 @@ static void
 input_direct(struct job *j, int64_t now)
 {
 	if (!j->reaped)
-		job_exited(j, now);
+		exited_direct(j, now);
 	else
 		read_reports(j, now);
+}
+
+/* The direct way: the job itself exited; it goes on to its settlement. */
+static bool
+child_exited_direct(struct job *j, int64_t now)
+{
+	exited_direct(j, now);
+	return false;
+}
+
+/*
+ * A shepherd's or init's way: it died. What it said before is read, then
+ * the job settles without it (job_shepherd_lost); the caller frees it.
+ */
+static bool
+child_exited_shepherd(struct job *j, int64_t now)
+{
+	if (j->phase != JOB_DONE) {
+		read_reports(j, now);
+		job_shepherd_lost(j, now);
+	}
+	return true;
 }
 
 void
@@ -1365,6 +1393,7 @@ static const struct job_way way_relayed = {
 	.group_gone = gone_by_account,
 	.input = read_reports,
 	.remove = remove_asked,
+	.child_exited = child_exited_shepherd,
 };
 
 static const struct job_way way_held = {
@@ -1373,6 +1402,7 @@ static const struct job_way way_held = {
 	.group_gone = gone_by_kill,
 	.input = read_reports,
 	.remove = remove_asked,
+	.child_exited = child_exited_shepherd,
 };
 
 static const struct job_way way_direct = {
@@ -1381,6 +1411,7 @@ static const struct job_way way_direct = {
 	.group_gone = gone_by_kill,
 	.input = input_direct,
 	.remove = start_remover,
+	.child_exited = child_exited_direct,
 };
 
 void

@@ -158,11 +158,6 @@ int job_fd(const struct job *j);
  */
 unsigned job_fd_gen(const struct job *j);
 /*
- * Without a shepherd (the direct path): the job is the caller's own
- * child, which job_exited reaps, and its fd a pidfd, then a remover's.
- */
-bool job_direct(const struct job *j);
-/*
  * Whether pid is this job's own process, unsettled, and its shepherd's
  * job (one that leads its own session and dies with its shepherd): an
  * orphan of it that came back to the caller, a subreaper, whose group is
@@ -170,13 +165,18 @@ bool job_direct(const struct job *j);
  */
 bool job_is_relayed(const struct job *j, pid_t pid);
 /*
- * The shepherd's pid, to reap once the job is JOB_DONE. Without one
- * (j->direct): the job's own pid, which job_exited reaps, and 0 once it
- * has.
+ * The caller's child of this job: its shepherd or init, to reap once the
+ * job is JOB_DONE; or, without one (the direct way), the job itself,
+ * which the job reaps (job_child_exited), and 0 once it has.
  */
 pid_t job_shepherd(const struct job *j);
-/* Without a shepherd: the job's pid has exited (SIGCHLD said so). */
-void job_exited(struct job *j, int64_t now);
+/*
+ * job_shepherd's pid has exited (SIGCHLD said so), not yet reaped. true:
+ * the caller reaps it and frees the job (a shepherd or init died: what it
+ * said before is read, and the job settles without it). false: the job
+ * reaped it itself and goes on (the direct way: it was the job).
+ */
+bool job_child_exited(struct job *j, int64_t now);
 
 void job_input(struct job *j, int64_t now);
 /* The next timer (monotonic ns), INT64_MAX for none. */
