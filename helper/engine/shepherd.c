@@ -29,6 +29,7 @@
 #include "src/core/fd.h"
 #include "src/core/proc.h"
 #include "src/core/sigpipe.h"
+#include "src/core/tree.h"
 
 void
 shep_rec_encode(const struct job_report *r, unsigned char buf[SHEP_REC_LEN])
@@ -480,49 +481,6 @@ signal_job(struct shep *s, int sig)
 
 #define REMOVE_DEPTH 256
 
-/*
- * Removes name in dir, a tree the job made: every job process is gone, so
- * nothing changes under us. Never follows a symlink (the link goes, not
- * what it points to); gives the owner rwx on a directory it must open.
- */
-static int
-remove_at(int dir, const char *name, int depth)
-{
-	struct dirent *e;
-	struct stat st;
-	int fd, rc = 0;
-	DIR *d;
-
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dir, name, 0) == 0 ? 0 : -errno;
-	if (depth > REMOVE_DEPTH)
-		return -ELOOP;
-	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES &&
-	    fchmodat(dir, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0)
-		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return -errno;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (rc == 0)
-			rc = remove_at(fd, e->d_name, depth + 1);
-	}
-	closedir(d);
-	if (rc == 0 && unlinkat(dir, name, AT_REMOVEDIR) != 0)
-		rc = -errno;
-	return rc;
-}
-
 /* path, absolute, beneath at (the host's /, or AT_FDCWD for ours). */
 static const char *
 beneath(int at, const char *path)
@@ -541,9 +499,11 @@ shepherd_remove(int ctl, const struct ident *become, const struct ident *self,
 
 	/* err: the fresh root's removal; status: the private tmp's. */
 	if (root != NULL)
-		r.err = -(rc != 0 ? rc : remove_at(at, beneath(at, root), 0));
+		r.err = -(rc != 0 ? rc : tree_remove(at, beneath(at, root),
+		    TREE_CHMOD, REMOVE_DEPTH));
 	if (tmp != NULL)
-		r.status = -(rc != 0 ? rc : remove_at(at, beneath(at, tmp), 0));
+		r.status = -(rc != 0 ? rc : tree_remove(at, beneath(at, tmp),
+		    TREE_CHMOD, REMOVE_DEPTH));
 	shep_rec_encode(&r, buf);
 	(void)fd_write_full(ctl, buf, sizeof(buf));
 }

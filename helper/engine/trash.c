@@ -12,6 +12,7 @@
 
 #include "helper/engine/trash.h"
 #include "src/core/fd.h"
+#include "src/core/tree.h"
 
 #define DEPTH 64       /* deeper than any tree a job's view makes */
 #define PREFIX "confine-trash."
@@ -79,37 +80,6 @@ only_made(int dir, const char *const *rel, size_t n, int depth)
 	}
 	closedir(d);
 	return ok;
-}
-
-/* The empty directories of the tree name beneath parent, deepest first. */
-static int
-rmdirs(int parent, const char *name, int depth)
-{
-	struct dirent *e;
-	int fd, rc = 0;
-	DIR *d;
-
-	if (depth >= DEPTH)
-		return -ELOOP;
-	/* Most are empty already: one rmdir, no reading. */
-	if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != ENOTEMPTY && errno != EEXIST)
-		return -errno;
-	if ((fd = open_dir(parent, name)) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if ((d = fdopendir(fd)) == NULL) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	while (rc == 0 && (e = readdir(d)) != NULL)
-		if (!dots(e->d_name))
-			rc = rmdirs(dirfd(d), e->d_name, depth + 1);
-	closedir(d);
-	if (rc == 0 && unlinkat(parent, name, AT_REMOVEDIR) != 0)
-		rc = -errno;
-	return rc;
 }
 
 /* One more name in t's list, the entry name of its directory. */
@@ -278,7 +248,8 @@ trash_tidy(struct trash *t, size_t max)
 	/* One that cannot go (something put in it after the check) stays. */
 	for (; max > 0 && t->n > 0; max--) {
 		t->n--;
-		(void)rmdirs(t->dir, t->name[t->n], 0);
+		(void)tree_remove(t->dir, t->name[t->n], TREE_DIRS_ONLY,
+		    DEPTH);
 		free(t->name[t->n]);
 	}
 	return t->n;

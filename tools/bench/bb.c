@@ -9,7 +9,7 @@
  *   bazel run -c opt //tools/bench:bb -- [--runs N] [--rounds R] [--dir DIR]
  */
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/core/tree.h"
 #include "tools/bench/bb_grpc.h"
 #include "tools/bench/bench.h"
 
@@ -124,14 +125,6 @@ start(struct method *m, const char *base, const char *socks, const char *tag,
 		die("a runner did not answer");
 }
 
-static int
-remove_one(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	return (type == FTW_DP ? rmdir(path) : unlink(path)) == 0 ? 0 : -1;
-}
-
 static void
 stop(struct method *m)
 {
@@ -186,7 +179,7 @@ main(int argc, char **argv)
 	struct summary s;
 	struct utsname u;
 	char base[PATH_MAX], socks[] = "/tmp/cbb-bench.XXXXXX";
-	int runs = 1000, rounds = 5, ch, r, k, i;
+	int runs = 1000, rounds = 5, ch, r, k, i, rc;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -238,10 +231,10 @@ main(int argc, char **argv)
 					die("out of memory");
 	for (k = 0; k < M_N; k++)
 		stop(&m[k]);
-	if (nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0 ||
-	    nftw(socks, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+	if ((rc = tree_remove(AT_FDCWD, base, 0, 64)) != 0 ||
+	    (rc = tree_remove(AT_FDCWD, socks, 0, 64)) != 0)
 		fprintf(stderr, "bb bench: %s or %s not removed: %s\n", base,
-		    socks, strerror(errno));
+		    socks, strerror(-rc));
 
 	uname(&u);
 	printf("confine-bb-runner, one action at a time: %d runs of /bin/true "
