@@ -387,6 +387,38 @@ a_fresh_root_is_the_clients(void **state)
 }
 
 /*
+ * What the client's job locked or made read-only in its fresh root (000,
+ * and 0555 as Go's module cache leaves its trees) is removed with it, as
+ * the client: made its owner's to change again first (src/core/tree.c).
+ */
+static void
+a_clients_locked_tree_goes_with_its_root(void **state)
+{
+	static const char *const argv[] = { "sh", "-c",
+		"mkdir -p ro/x lk/y && echo a > ro/x/f && echo b > lk/y/g && "
+		"chmod 555 ro/x ro && chmod 000 lk/y && "
+		"[ \"$(stat -c %u ro/x)\" = \"$(id -u)\" ]", NULL };
+	struct confine *c = open_as(w.a, w.sock);
+	struct hu_job j;
+	char *root;
+
+	(void)state;
+	job_init(&j, w.scratch_a, "exit", "0");
+	j.spec.exe = "/bin/sh";
+	j.spec.argv = argv;
+	j.spec.flags = CONFINE_FRESH_SCRATCH;
+	assert_int_equal(hu_run(c, &j), 0);
+	assert_int_equal(j.r.outcome, CONFINE_COMPLETED);
+	assert_int_equal(j.r.exit_code, 0);
+	root = strdup(confine_job_scratch(j.job));
+	assert_int_equal(j.r.scratch_kept, 0);
+	assert_false(tu_exists(root));
+	hu_free(&j);
+	confine_close(c);
+	free(root);
+}
+
+/*
  * A root helper's init makes a client's job's socket sends, so the
  * credentials the kernel takes are the init's: root's. A datagram that
  * names root's (pid 1, the init's own number there) is refused, as the
@@ -532,6 +564,7 @@ main(void)
 		cmocka_unit_test(one_client_cannot_reach_another),
 		cmocka_unit_test(a_cwd_the_client_may_not_enter_fails_the_cwd_step),
 		cmocka_unit_test(a_fresh_root_is_the_clients),
+		cmocka_unit_test(a_clients_locked_tree_goes_with_its_root),
 		cmocka_unit_test(a_clients_job_sends_as_no_one_but_the_client),
 		cmocka_unit_test(a_helper_that_is_not_root_serves_only_its_own_uid),
 		cmocka_unit_test(the_helper_logs_whom_it_serves_and_what_it_refuses),

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,11 +39,11 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[600];
+	char cmd[1000];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s'; rm -rf '%s'", base,
-	    base);
+	snprintf(cmd, sizeof(cmd), "umount -l '%s/m/a/mnt' 2>/dev/null; "
+	    "chmod -R u+rwx '%s'; rm -rf '%s'", base, base, base);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -83,12 +84,13 @@ test_removes_all_follows_nothing(void **state)
 
 	(void)state;
 	sh("mkdir -p t/a/b/c outside && echo x > t/a/f && "
-	    "echo y > outside/keep && ln -s ../outside t/a/out && "
+	    "echo y > outside/keep && ln -s ../../outside t/a/out && "
 	    "ln -s nowhere t/dangling && mkfifo t/a/b/fifo");
 	dir = open_base();
 	assert_int_equal(tree_remove(dir, "t", 0, 64), 0);
 	assert_false(exists("t"));
 	assert_true(exists("outside/keep"));
+	assert_true(exists("outside"));
 	/* What is not there is removed already. */
 	assert_int_equal(tree_remove(dir, "t", 0, 64), 0);
 	/* A file alone, and a link to a directory: the link, not the target. */
@@ -137,17 +139,21 @@ test_depth(void **state)
 }
 
 /*
- * As the tree's owner, not root (who needs no permission): a directory
- * the owner locked (chmod 000) stops the removal, unless TREE_CHMOD opens
- * it first. Run in a child that became nobody, given base open (the way
- * to it may be closed to nobody).
+ * As the tree's owner, not root (who needs no permission): as nobody, in
+ * a child given base open (the way to it may be closed to nobody), where
+ * we are root; else as ourselves.
  */
 static int
-as_nobody(unsigned flags)
+as_owner(unsigned flags)
 {
-	int st, dir = open_base();
+	int st, dir = open_base(), rc;
 	pid_t pid;
 
+	if (geteuid() != 0) {
+		rc = tree_remove(dir, "locked", flags, 64);
+		close(dir);
+		return rc;
+	}
 	if ((pid = fork()) == 0) {
 		if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
 		    setuid(65534) != 0)
@@ -162,19 +168,65 @@ as_nobody(unsigned flags)
 	return -WEXITSTATUS(st);
 }
 
+/* Its owner's tree, as a job leaves one: mode is the inner directory's. */
+static void
+locked_tree(const char *mode)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "chmod 0777 . && mkdir -p locked/a/b && "
+	    "echo x > locked/a/b/x && { [ $(id -u) != 0 ] || "
+	    "chown -R 65534:65534 locked; } && chmod %s locked/a", mode);
+	sh(cmd);
+}
+
+/*
+ * A directory its owner locked (000), or made read-only (0555, as Go's
+ * module cache does), stops the removal, unless TREE_CHMOD opens it.
+ */
 static void
 test_chmod(void **state)
 {
+	static const char *const modes[] = { "000", "0555", "0600" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		locked_tree(modes[i]);
+		assert_int_equal(as_owner(0), -EACCES);
+		assert_true(exists("locked/a/b/x"));
+		assert_int_equal(as_owner(TREE_CHMOD), 0);
+		assert_false(exists("locked"));
+	}
+}
+
+/*
+ * Only a directory that is not empty is entered: a mount point in the
+ * tree (rmdir: EBUSY) stops it, and nothing of the file system mounted
+ * there is touched, even its empty directories.
+ */
+static void
+test_mount_point_not_entered(void **state)
+{
+	char path[512];
+	int dir;
+
 	(void)state;
 	if (geteuid() != 0)
-		skip();  /* becoming another user takes root */
-	sh("chmod 0777 . && mkdir -p locked/a/b && "
-	    "echo x > locked/a/b/x && chown -R 65534:65534 locked && "
-	    "chmod 000 locked/a");
-	assert_int_equal(as_nobody(0), -EACCES);
-	assert_true(exists("locked/a/b/x"));
-	assert_int_equal(as_nobody(TREE_CHMOD), 0);
-	assert_false(exists("locked"));
+		skip();  /* mounting takes root */
+	sh("mkdir -p m/a/mnt");
+	snprintf(path, sizeof(path), "%s/m/a/mnt", base);
+	assert_int_equal(mount("tree_test", path, "tmpfs", 0, NULL), 0);
+	sh("mkdir -p m/a/mnt/empty/deeper");
+	dir = open_base();
+	assert_int_equal(tree_remove(dir, "m", TREE_DIRS_ONLY, 64), -EBUSY);
+	assert_true(exists("m/a/mnt/empty/deeper"));
+	assert_int_equal(tree_remove(dir, "m", 0, 64), -EBUSY);
+	assert_true(exists("m/a/mnt/empty/deeper"));
+	assert_int_equal(umount2(path, MNT_DETACH), 0);
+	assert_int_equal(tree_remove(dir, "m", 0, 64), 0);
+	assert_false(exists("m"));
+	close(dir);
 }
 
 int
@@ -186,6 +238,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dirs_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chmod, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_point_not_entered,
+		    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,10 @@
 
 #include "src/core/tree.h"
 
-/* name in dir, a directory not followed through a link: its descriptor. */
+/*
+ * name in dir, a directory not followed through a link: its descriptor,
+ * with TREE_CHMOD made readable, writable and searchable by its owner.
+ */
 static int
 open_dir(int dir, const char *name, unsigned flags)
 {
@@ -15,16 +18,24 @@ open_dir(int dir, const char *name, unsigned flags)
 	int fd;
 
 	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 || errno != EACCES || !(flags & TREE_CHMOD))
+	if (!(flags & TREE_CHMOD))
 		return fd;
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !S_ISDIR(st.st_mode) ||
-	    fchmodat(dir, name, (st.st_mode & 07777) | S_IRWXU, 0) != 0) {
-		errno = EACCES;
+	if (fd < 0 && errno == EACCES) {
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) ||
+		    fchmodat(dir, name, (st.st_mode & 07777) | S_IRWXU, 0) != 0) {
+			errno = EACCES;
+			return -1;
+		}
+		return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	}
+	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & S_IRWXU) !=
+	    S_IRWXU && fchmod(fd, (st.st_mode & 07777) | S_IRWXU) != 0) {
+		close(fd);
 		return -1;
 	}
-	return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
+	return fd;
 }
 
 int
@@ -43,6 +54,9 @@ tree_remove(int dir, const char *name, unsigned flags, int depth)
 		return unlinkat(dir, name, 0) == 0 || errno == ENOENT ? 0 :
 		    -errno;
 	}
+	/* Not empty is the one reason to look inside. */
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		return -errno;
 	if (depth <= 0)
 		return -ELOOP;
 	if ((fd = open_dir(dir, name, flags)) < 0)

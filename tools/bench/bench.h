@@ -176,9 +176,9 @@ void run_floor_stop(void);
  * helper at all. The host vforks the job (a child sharing its memory until
  * exec, as posix_spawn's does, without posix_spawn's own work), and the
  * child runs the engine's own setup of a job (child_exec) on a plan of the
- * helper's Landlock ruleset for scratch and its seccomp filter, and for
- * floor-view and after the view of scratch (run.c says which floor does
- * what). 0 or -1.
+ * helper's Landlock ruleset for scratch and its seccomp filter; floor-view
+ * and those after it also make the job's view of scratch (run.c says
+ * which floor does what). 0 or -1.
  */
 int run_floor_confined_init(const char *scratch);
 struct samples;

@@ -498,13 +498,15 @@ floor_wait(pid_t pid, int errfd, const struct floor_said *said,
 		step = child_err_decode(rec, &op, &err);
 		fprintf(stderr, "bench: %s: the job's setup failed at %s: %s: %s\n",
 		    what, confine_step_name(step), op_call(op), strerror(err));
-		(void)wait_ok(pid, what);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		return -1;
 	}
 	if (said->err != 0) {
 		fprintf(stderr, "bench: %s: the init's step failed: %s: %s\n",
 		    what, op_call(said->op), strerror(said->err));
-		(void)wait_ok(pid, what);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		return -1;
 	}
 	return 0;
