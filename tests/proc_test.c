@@ -47,7 +47,7 @@ children_are_listed_in_order_and_the_list_stops_when_told(void **state)
 {
 	pid_t kid[KIDS];
 	struct seen s = { .stop_at = 0 };
-	int i;
+	int i, procfd;
 
 	(void)state;
 	/* None yet (a test runner's own children are not ours). */
@@ -85,6 +85,20 @@ children_are_listed_in_order_and_the_list_stops_when_told(void **state)
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(proc_children_each(0, getpid(), note, &s), 1);
 	assert_int_equal(s.got[0], kid[0]);
+	/*
+	 * Through a descriptor of a /proc (a job's init reads its host's so),
+	 * by thread-self and by number: the same list.
+	 */
+	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(procfd >= 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(proc_children_at(procfd, 0, 0, note, &s), 1);
+	assert_int_equal(s.got[0], kid[0]);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(proc_children_at(procfd, getpid(), getpid(), note, &s),
+	    1);
+	assert_int_equal(s.got[0], kid[0]);
+	close(procfd);
 	kill(kid[0], SIGKILL);
 	proc_reap(kid[0], NULL);
 	/* No such process: its error, not an empty list. */

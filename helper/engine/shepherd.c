@@ -537,6 +537,22 @@ report_forked(struct shep *s)
 }
 
 #ifdef __linux__
+/* The first child listed, and how many are. */
+struct one_child {
+	pid_t pid;
+	long n;
+};
+
+static int
+note_child(pid_t pid, void *arg)
+{
+	struct one_child *c = arg;
+
+	if (c->n++ == 0)
+		c->pid = pid;
+	return 0;
+}
+
 /*
  * The one child of this thread, in the host's /proc: where a pidfd's
  * fdinfo is closed to us (Linux before 5.14 lets only a dumpable process
@@ -546,17 +562,11 @@ report_forked(struct shep *s)
 static pid_t
 host_child(const struct shep *s)
 {
-	char buf[64], *end;
-	long v;
+	struct one_child c = { -1, 0 };
 
-	if (fd_read_small(s->host_proc, "thread-self/children", buf,
-	    sizeof(buf)) < 0)
+	if (proc_children_at(s->host_proc, 0, 0, note_child, &c) != 1)
 		return -1;
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno != 0 || end == buf || v <= 0 || strspn(end, " \n") != strlen(end))
-		return -1;
-	return (pid_t)v;
+	return c.pid > 0 ? c.pid : -1;
 }
 
 /*

@@ -103,8 +103,16 @@ proc_helper_signals(void)
 long
 proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
 {
+	return proc_children_at(AT_FDCWD, pid, tid, fn, arg);
+}
+
+long
+proc_children_at(int proc, pid_t pid, pid_t tid, int (*fn)(pid_t, void *),
+    void *arg)
+{
 #ifdef __linux__
 	char path[64], buf[4096];
+	const char *at = proc == AT_FDCWD ? "/proc/" : "";
 	long v = 0, given = 0;
 	bool digits = false, stop = false;
 	ssize_t n, i;
@@ -114,13 +122,15 @@ proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
 	 * Our own by /proc/self: where /proc is another PID namespace's, our
 	 * number there could be another process's, whose list is not ours.
 	 */
-	if (pid == 0)
-		snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
+	if (pid == 0 && tid == 0)
+		snprintf(path, sizeof(path), "%sthread-self/children", at);
+	else if (pid == 0)
+		snprintf(path, sizeof(path), "%sself/task/%ld/children", at,
 		    (long)tid);
 	else
-		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+		snprintf(path, sizeof(path), "%s%ld/task/%ld/children", at,
 		    (long)pid, (long)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(proc, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	/* Numbers split across reads carry over: none is lost at a seam. */
 	while (!stop && (n = read(fd, buf, sizeof(buf))) > 0)
@@ -145,6 +155,7 @@ proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *), void *arg)
 	close(fd);
 	return err != 0 ? -err : given;
 #else
+	(void)proc;
 	(void)pid;
 	(void)tid;
 	(void)fn;

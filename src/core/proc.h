@@ -40,13 +40,22 @@ void proc_helper_signals(void);
 /*
  * Each child of pid's thread tid, as /proc/PID/task/TID/children lists
  * them (a process's children are its threads': tid is the one that made
- * them; pid 0: our own, by /proc/self, with tid as /proc numbers it), given to fn with arg in order while the list is read, however
- * long it is. fn's nonzero stops the list. Returns how many fn was given,
- * or -errno when there is no list to read (no /proc; a kernel without
+ * them; pid 0: our own, by /proc/self, with tid as /proc numbers it),
+ * given to fn with arg in order while the list is read, however long it
+ * is. fn's nonzero stops the list. Returns how many fn was given, or
+ * -errno when there is no list to read (no /proc; a kernel without
  * CONFIG_PROC_CHILDREN; not Linux: -ENOSYS).
  */
 long proc_children_each(pid_t pid, pid_t tid, int (*fn)(pid_t, void *),
     void *arg);
+/*
+ * The same, read through proc, a descriptor of a /proc (another PID
+ * namespace's than the one mounted at /proc: a job's init reads its
+ * host's), or AT_FDCWD for /proc. pid 0 and tid 0: the calling thread's,
+ * by /proc/thread-self, numbered as that /proc numbers them.
+ */
+long proc_children_at(int proc, pid_t pid, pid_t tid,
+    int (*fn)(pid_t, void *), void *arg);
 
 /*
  * This process's cgroup in a hierarchy, from /proc/self/cgroup: the v2 one
