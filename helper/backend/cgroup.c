@@ -468,8 +468,7 @@ bury(struct cgroup_job *job)
 		return false;
 	if (k->ndead == k->dead_cap) {
 		cap = k->dead_cap ? 2 * k->dead_cap : 64;
-		if (cap > SIZE_MAX / sizeof(*d) ||
-		    (d = realloc(k->dead, cap * sizeof(*d))) == NULL)
+		if ((d = reallocarray(k->dead, cap, sizeof(*d))) == NULL)
 			return false;
 		k->dead = d;
 		k->dead_cap = cap;
