@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "src/core/fd.h"
+#include "src/core/procstat.h"
 #include "tests/helperutil.h"
 #include "tests/testutil.h"
 
@@ -97,13 +98,10 @@ cmp_pid(const void *a, const void *b)
 static int
 count_fds(pid_t pid)
 {
-	char path[64];
-	int n;
+	long n = proc_fd_count(pid);
 
-	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
-	n = tu_count_entries(path);
 	assert_true(n >= 0);
-	return n - (pid == getpid());  /* our own count includes the DIR */
+	return (int)n - (pid == getpid());  /* our own count includes the DIR */
 }
 
 /*
@@ -195,16 +193,9 @@ unprepared(pid_t helper)
 static long
 rss_kib(pid_t pid)
 {
-	char path[64], *s, *p;
-	long v = -1;
+	long v = proc_status_kib(pid, "VmRSS");
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
-	s = tu_slurp(path, NULL);
-	assert_non_null(s);
-	p = strstr(s, "VmRSS:");
-	if (p != NULL)
-		v = atol(p + 6);
-	free(s);
+	assert_true(v >= 0);
 	return v;
 }
 

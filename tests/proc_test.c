@@ -22,6 +22,7 @@
 
 #include "src/core/mountinfo.h"
 #include "src/core/proc.h"
+#include "src/core/procstat.h"
 #include "src/core/sigpipe.h"
 
 #define KIDS 5
@@ -103,6 +104,67 @@ children_are_listed_in_order_and_the_list_stops_when_told(void **state)
 	proc_reap(kid[0], NULL);
 	/* No such process: its error, not an empty list. */
 	assert_int_equal(proc_children_each(kid[0], kid[0], note, &s), -ENOENT);
+}
+
+/*
+ * A process's figures (src/core/procstat.h), each against what we did:
+ * a descriptor opened is one more, a child asleep is 'S' and listed, its
+ * own child a descendant, memory and time are there.
+ */
+static void
+figures_follow_what_the_process_does(void **state)
+{
+	int64_t cpu[4];
+	long fds = proc_fd_count(getpid()), rss = proc_status_kib(getpid(),
+	    "VmRSS");
+	pid_t kid, grandkid, got[2];
+	int p[2], fd, i;
+
+	(void)state;
+	assert_true(fds > 0);
+	assert_true(rss > 0);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(proc_fd_count(getpid()), fds + 1);
+	close(fd);
+	assert_int_equal(proc_fd_count(getpid()), fds);
+	assert_int_equal(proc_status_kib(getpid(), "NoSuchField"), -1);
+	assert_int_equal(proc_cpu_us(getpid(), cpu), 0);
+	for (i = 0; i < 4; i++)
+		assert_true(cpu[i] >= 0);
+	assert_true(proc_busy_us() > 0);
+	assert_int_equal(pipe(p), 0);
+	/* A child, and its child, both asleep. */
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		if ((grandkid = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		if (write(p[1], &grandkid, sizeof(grandkid)) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(p[0], &grandkid, sizeof(grandkid)),
+	    (ssize_t)sizeof(grandkid));
+	assert_true(grandkid > 0);
+	for (i = 0; i < 5000 && proc_state(kid) != 'S'; i++)
+		usleep(1000);
+	assert_int_equal(proc_state(kid), 'S');
+	assert_int_equal(proc_children(getpid(), got, 2), 1);
+	assert_int_equal(got[0], kid);
+	assert_int_equal(proc_descendants(getpid()), 2);
+	assert_true(proc_oncpu_ns(kid) >= 0);
+	kill(grandkid, SIGKILL);
+	kill(kid, SIGKILL);
+	proc_reap(kid, NULL);
+	/* Gone: no state, no children of ours. */
+	assert_int_equal(proc_state(kid), 0);
+	assert_int_equal(proc_children(getpid(), got, 2), 0);
+	close(p[0]);
+	close(p[1]);
 }
 
 static void
@@ -297,6 +359,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(children_are_listed_in_order_and_the_list_stops_when_told),
+		cmocka_unit_test(figures_follow_what_the_process_does),
 		cmocka_unit_test(own_cgroup_is_the_line_the_kernel_gives),
 		cmocka_unit_test(mountinfo_lists_each_mount_and_stops_when_told),
 		cmocka_unit_test(mountinfo_paths_are_unescaped),

@@ -17,6 +17,8 @@
 
 #include <confine/confine.h>
 
+#include "src/core/procstat.h"
+
 #define BENCH_MAX_LIST 16
 #define MIB ((size_t)1024 * 1024)
 
@@ -253,24 +255,7 @@ void stats_reset(void);
 void stats_title(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void stats_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- proc.c: what /proc says about the helper and its shepherds ---- */
-
-long proc_status_kib(pid_t pid, const char *field);   /* VmRSS, VmPTE... */
-long proc_rollup_kib(pid_t pid, const char *field);   /* Pss, Private_Dirty */
-/* utime, stime, cutime, cstime in microseconds. */
-int proc_cpu_us(pid_t pid, int64_t out[4]);
-/* The main thread's time on CPU, nanoseconds, from schedstat. */
-int64_t proc_oncpu_ns(pid_t pid);
-/* Its state letter in /proc/PID/stat (S: asleep in a call), 0 if gone. */
-char proc_state(pid_t pid);
-/* Open descriptors of pid. */
-long proc_fd_count(pid_t pid);
-/* CPU time every CPU spent busy, any process or kernel thread. */
-int64_t proc_busy_us(void);
-/* Children of pid's main thread; returns how many, fills up to max. */
-size_t proc_children(pid_t pid, pid_t *out, size_t max);
-/* pid's descendants, its children's children too. */
-long proc_descendants(pid_t pid);
+/* ---- proc.c: the mounts and the cgroup (a process's figures: procstat.h) ---- */
 
 /* A mount, as /proc/self/mountinfo has it. */
 struct proc_mount {
