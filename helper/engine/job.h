@@ -91,23 +91,14 @@ struct job {
 	bool group_only;               /* env's group_proof_only */
 	bool init;                     /* its shepherd is its init: pid 1 of
 	                                  its PID namespace (ns.h) */
+	/* Which way it has (job.c's way()): relayed, direct, or held. */
 	bool relayed;                  /* a shepherd's job that leads its own
 	                                  session: its group is signalled by
 	                                  the shepherd (SHEP_CMD_*), never by
 	                                  us, and proven empty by it */
-	enum confine_reason stop_why;  /* relayed: the stop whose kill's
-	                                  answer makes it Cancelled */
 	bool direct;                   /* no shepherd: child is the job itself,
 	                                  fd its pidfd until it is reaped */
-	bool reaped;                   /* direct: the leader is reaped, the
-	                                  pgid is no longer held for us */
-	bool group_gone;               /* direct: kill(-pgid, 0) said ESRCH
-	                                  since: never signalled again */
 	int64_t t_start;
-	pid_t remover;                 /* direct: removing the fresh root */
-	int remover_fd;                /* its pidfd, or -1 */
-	struct ident *owner;           /* direct: whose tree it removes, or
-	                                  NULL for ours */
 	const struct ident *self;
 	bool fresh;                    /* root was made for this job */
 	char *root;                    /* its scratch root, canonical */
@@ -120,6 +111,19 @@ struct job {
 	char enforced[JOB_ENFORCED_LEN];  /* what is in force: job_enforced */
 	char *made[3];                 /* trees beneath /tmp the job's view
 	                                  made mount points for in tmp */
+	/* The relayed way's own. */
+	enum confine_reason stop_why;  /* relayed: the stop whose kill's
+	                                  answer makes it Cancelled */
+	/* The direct way's own. */
+	bool reaped;                   /* direct: the leader is reaped, the
+	                                  pgid is no longer held for us */
+	bool group_gone;               /* direct: kill(-pgid, 0) said ESRCH
+	                                  since: never signalled again */
+	pid_t remover;                 /* direct: removing the fresh root */
+	int remover_fd;                /* its pidfd, or -1 */
+	struct ident *owner;           /* direct: whose tree it removes, or
+	                                  NULL for ours */
+	/* A report being read off fd: a shepherd's, an init's or a remover's. */
 	unsigned char rbuf[SHEP_REC_LEN];
 	size_t rlen;
 };
