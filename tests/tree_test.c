@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +43,8 @@ teardown(void **state)
 	char cmd[1000];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "umount -l '%s/m/a/mnt' 2>/dev/null; "
-	    "chmod -R u+rwx '%s'; rm -rf '%s'", base, base, base);
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s'; rm -rf '%s'", base,
+	    base);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -180,6 +181,16 @@ locked_tree(const char *mode)
 	sh(cmd);
 }
 
+/* The locked tree's inner directory given mode (chmod's). */
+static void
+relock(const char *mode)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "chmod %s locked/a", mode);
+	sh(cmd);
+}
+
 /*
  * A directory its owner locked (000), or made read-only (0555, as Go's
  * module cache does), stops the removal, unless TREE_CHMOD opens it.
@@ -194,40 +205,113 @@ test_chmod(void **state)
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		locked_tree(modes[i]);
 		assert_int_equal(as_owner(0), -EACCES);
+		/* Looked at unlocked (its owner, not root, could not see it). */
+		relock("u+rwx");
 		assert_true(exists("locked/a/b/x"));
+		relock(modes[i]);
 		assert_int_equal(as_owner(TREE_CHMOD), 0);
 		assert_false(exists("locked"));
 	}
 }
 
 #ifdef __linux__
+/* text into path, whole: 0, or -1. */
+static int
+put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A mount namespace of our own, its mounts private: what the test mounts
+ * is never the host's, even if it dies before its unmount. Where we are
+ * not root, in a user namespace of our own too, mapping us to its root.
+ */
+static int
+private_mounts(void)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (uid != 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 ||
+		    put("/proc/self/setgroups", "deny") != 0)
+			return -1;
+		snprintf(map, sizeof(map), "0 %ld 1", (long)uid);
+		if (put("/proc/self/uid_map", map) != 0)
+			return -1;
+		snprintf(map, sizeof(map), "0 %ld 1", (long)gid);
+		if (put("/proc/self/gid_map", map) != 0)
+			return -1;
+	} else if (unshare(CLONE_NEWNS) != 0) {
+		return -1;
+	}
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
 /*
  * Only a directory that is not empty is entered: a mount point in the
  * tree (rmdir: EBUSY) stops it, and nothing of the file system mounted
- * there is touched, even its empty directories.
+ * there is touched, even its empty directories. The steps, in a child
+ * with mounts of its own: 0, or the number of the first that failed.
  */
+static int
+mount_point_steps(const char *mnt, const char *empty, const char *deeper)
+{
+	int dir, rc;
+
+	if (private_mounts() != 0)
+		return 1;
+	if (mount("tree_test", mnt, "tmpfs", 0, NULL) != 0)
+		return 2;
+	if (mkdir(empty, 0755) != 0 || mkdir(deeper, 0755) != 0)
+		return 3;
+	if ((dir = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 4;
+	if (tree_remove(dir, "m", TREE_DIRS_ONLY, 64) != -EBUSY || !exists(
+	    "m/a/mnt/empty/deeper"))
+		rc = 5;
+	else if (tree_remove(dir, "m", 0, 64) != -EBUSY ||
+	    !exists("m/a/mnt/empty/deeper"))
+		rc = 6;
+	else if (umount2(mnt, MNT_DETACH) != 0)
+		rc = 7;
+	else if (tree_remove(dir, "m", 0, 64) != 0 || exists("m"))
+		rc = 8;
+	else
+		rc = 0;
+	close(dir);
+	return rc;
+}
+
 static void
 test_mount_point_not_entered(void **state)
 {
-	char path[512];
-	int dir;
+	char mnt[512], empty[600], deeper[700];
+	pid_t pid;
+	int st;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();  /* mounting takes root */
 	sh("mkdir -p m/a/mnt");
-	snprintf(path, sizeof(path), "%s/m/a/mnt", base);
-	assert_int_equal(mount("tree_test", path, "tmpfs", 0, NULL), 0);
-	sh("mkdir -p m/a/mnt/empty/deeper");
-	dir = open_base();
-	assert_int_equal(tree_remove(dir, "m", TREE_DIRS_ONLY, 64), -EBUSY);
-	assert_true(exists("m/a/mnt/empty/deeper"));
-	assert_int_equal(tree_remove(dir, "m", 0, 64), -EBUSY);
-	assert_true(exists("m/a/mnt/empty/deeper"));
-	assert_int_equal(umount2(path, MNT_DETACH), 0);
-	assert_int_equal(tree_remove(dir, "m", 0, 64), 0);
+	snprintf(mnt, sizeof(mnt), "%s/m/a/mnt", base);
+	snprintf(empty, sizeof(empty), "%s/empty", mnt);
+	snprintf(deeper, sizeof(deeper), "%s/deeper", empty);
+	if ((pid = fork()) == 0)
+		_exit(mount_point_steps(mnt, empty, deeper));
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	/* 1: no mount namespace of our own; 2-8: the steps above. */
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* The host never saw the mount: what the child removed is gone. */
 	assert_false(exists("m"));
-	close(dir);
 }
 #endif
 
