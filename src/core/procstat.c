@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/core/fd.h"
 #include "src/core/proc.h"
 #include "src/core/procstat.h"
 
@@ -47,22 +48,6 @@ proc_rollup_kib(pid_t pid, const char *field)
 	return kib_field(path, field);
 }
 
-static ssize_t
-slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 int
 proc_cpu_us(pid_t pid, int64_t out[4])
 {
@@ -72,7 +57,7 @@ proc_cpu_us(pid_t pid, int64_t out[4])
 	int field;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (slurp(path, buf, sizeof(buf)) < 0 || tick <= 0)
+	if (fd_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0 || tick <= 0)
 		return -1;
 	/* Fields after the command, which may hold spaces: utime is 14th. */
 	p = strrchr(buf, ')');
@@ -92,7 +77,7 @@ proc_state(pid_t pid)
 	char path[64], buf[256], *p;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (slurp(path, buf, sizeof(buf)) < 0)
+	if (fd_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0)
 		return 0;
 	/* After the command, which may hold spaces and parentheses. */
 	p = strrchr(buf, ')');
@@ -107,7 +92,8 @@ proc_oncpu_ns(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/schedstat", (long)pid,
 	    (long)pid);
-	if (slurp(path, buf, sizeof(buf)) < 0 || sscanf(buf, "%lld", &ns) != 1)
+	if (fd_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%lld", &ns) != 1)
 		return -1;
 	return ns;
 }
@@ -161,7 +147,8 @@ proc_busy_us(void)
 	long long v[8] = { 0 };
 	long tick = sysconf(_SC_CLK_TCK);
 
-	if (slurp("/proc/stat", buf, sizeof(buf)) < 0 || tick <= 0 ||
+	if (fd_read_small(AT_FDCWD, "/proc/stat", buf, sizeof(buf)) < 0 ||
+	    tick <= 0 ||
 	    sscanf(buf, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0],
 	    &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
 		return -1;
