@@ -787,7 +787,7 @@ job_is_relayed(const struct job *j, pid_t pid)
 pid_t
 job_shepherd(const struct job *j)
 {
-	return j->direct && j->reaped ? 0 : j->child;
+	return j->reaped ? 0 : j->child;  /* only the direct way reaps */
 }
 
 int64_t
@@ -1290,7 +1290,7 @@ exited_direct(struct job *j, int64_t now)
 	int status = 0;
 	pid_t got;
 
-	if (!j->direct || j->reaped)
+	if (j->reaped)
 		return;
 	memset(&ru, 0, sizeof(ru));
 	do
