@@ -618,33 +618,9 @@ job_start(struct job *j, const struct confine_spec *s, const struct job_env *env
 		*j->owner = p.become;
 	if (rc == 0)
 		rc = plan_root(&p, s, env, why);
-	/*
-	 * On Linux the job leads its own session; under a shepherd, which
-	 * then signals it. Where kill(-pgid, 0) is the one proof (macOS) the
-	 * group is the shepherd's. With namespaces, the shepherd is the job's
-	 * init: pid 1 of its PID namespace, which makes the rest (ns.h).
-	 */
+	/* With namespaces, the shepherd is the job's init (plan.c, ns.h). */
 #ifdef __linux__
-	p.child.own_session = !env->group_proof_only;
-	j->init = rc == 0 && plan_own_namespaces(&p, env);
-	if (j->init) {
-		p.child.in_init = true;
-		p.child.init_userns = env->self.uid != 0;
-		p.child.init_uid = env->self.uid;
-		p.child.init_gid = env->self.gid;
-		/*
-		 * Its IPC objects its own, and its sockets where its init can
-		 * supervise them: the filter for that.
-		 */
-		p.child.seccomp = env->sup_ok ? &env->seccomp_own_net :
-		    &env->seccomp_own;
-		/* Its /proc and /dev its own too. */
-		p.child.view.own_proc = true;
-		p.child.view.own_dev = true;
-		p.child.view.devices = (const char *const *)p.devices;
-		p.child.view.ndevices = p.ndevices;
-		p.policy.own_dev = true;
-	}
+	j->init = rc == 0 && p.child.in_init;
 #endif
 	j->relayed = !j->direct && p.child.own_session;
 	if (rc == 0)

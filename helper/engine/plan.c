@@ -364,6 +364,39 @@ plan_bare(struct plan *p, const struct confine_spec *s,
 	return 0;
 }
 
+/*
+ * With namespaces of its own, the job's shepherd is its init: pid 1 of
+ * its PID namespace, which makes them and the view (ns.h), so that only
+ * the rest is the job's own to do.
+ */
+static void
+plan_init(struct plan *p, const struct job_env *env)
+{
+#ifdef __linux__
+	if (!plan_own_namespaces(p, env))
+		return;
+	p->child.in_init = true;
+	p->child.init_userns = env->self.uid != 0;
+	p->child.init_uid = env->self.uid;
+	p->child.init_gid = env->self.gid;
+	/*
+	 * Its IPC objects its own, and its sockets where its init can
+	 * supervise them: the filter for that.
+	 */
+	p->child.seccomp = env->sup_ok ? &env->seccomp_own_net :
+	    &env->seccomp_own;
+	/* Its /proc and /dev its own too. */
+	p->child.view.own_proc = true;
+	p->child.view.own_dev = true;
+	p->child.view.devices = (const char *const *)p->devices;
+	p->child.view.ndevices = p->ndevices;
+	p->policy.own_dev = true;
+#else
+	(void)p;
+	(void)env;
+#endif
+}
+
 /* Every check that can refuse the job; nothing is written by it. */
 int
 plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *env,
@@ -372,6 +405,12 @@ plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *e
 	int rc, k;
 
 	memset(p, 0, sizeof(*p));
+	/*
+	 * On Linux the job leads its own session; under a shepherd, which
+	 * then signals it. Where kill(-pgid, 0) is the one proof (macOS) the
+	 * group is the shepherd's.
+	 */
+	p->child.own_session = !env->group_proof_only;
 	if ((rc = spec_check(s, why)) != 0)
 		return rc;
 	if ((rc = plan_ident(p, env, peer, why)) != 0)
@@ -407,7 +446,10 @@ plan_build(struct plan *p, const struct confine_spec *s, const struct job_env *e
 	p->child.limits = &s->limits;
 	p->child.cg_procs[0] = p->child.cg_procs[1] = p->child.cg_procs[2] = -1;
 	p->child.cg_dir = -1;
-	return plan_backend(p, s, env, why);
+	if ((rc = plan_backend(p, s, env, why)) != 0)
+		return rc;
+	plan_init(p, env);
+	return 0;
 }
 
 /* Whether path is dir or beneath it (both canonical). */

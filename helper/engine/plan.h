@@ -69,7 +69,11 @@ bool plan_own_namespaces(const struct plan *p, const struct job_env *env);
 
 /*
  * Every check that can refuse the job; nothing is written by it. Returns
- * 0, or -errno with *why (see job_start).
+ * 0, or -errno with *why (see job_start). Then p->child is the job's
+ * process as it will be set up, whoever starts it (job.c; the
+ * benchmark's floors), with its session, and its init where it has
+ * namespaces of its own (in_init), once plan_root (and, for a helper's
+ * job, plan_limits) has added what they make.
  */
 int plan_build(struct plan *p, const struct confine_spec *s,
     const struct job_env *env, const struct ident *peer, const char **why);
