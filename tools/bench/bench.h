@@ -2,8 +2,8 @@
  * The benchmark's shared declarations. Every confine-* method goes through
  * the public API only (<confine/confine.h>), as a host would; the floors
  * (run.c's floor-confined, floor-view, floor-ns, floor-tmp) run the
- * engine's own setup of a job (//helper/engine: child_exec, and an init's
- * step), to measure it without a helper.
+ * engine's own plan and setup of a job (//helper/engine: plan_build,
+ * child_exec, and an init's step), to measure it without a helper.
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
@@ -87,7 +87,8 @@ enum run_method {
 	RUN_FLOOR_VFORK,     /* vfork + execve + waitpid, from the host */
 	RUN_FLOOR_CONFINED,  /* the same, the child set up as the engine sets
 	                        up a job with no namespace: Landlock, seccomp,
-	                        no capabilities (child.c) */
+	                        no capabilities (child.c), as uid 65534 when
+	                        root (plan.h's "bare") */
 	RUN_FLOOR_VIEW,      /* the same, plus the job's own mount namespace
 	                        and read-only view, as a job without an init
 	                        makes them */
@@ -97,11 +98,13 @@ enum run_method {
 	                        after the host grew: what not to do */
 	RUN_CONFINE_SHEP,    /* confine, Landlock, through a second helper
 	                        on the shepherd path (CONFINE_SHEPHERD=1) */
-	RUN_FLOOR_NS,        /* an init's step first in the same child (its
-	                        mount, network with loopback up, IPC and UTS
-	                        namespaces, its view: shepherd.c), then the
-	                        job's part under an init: a job's namespaces
-	                        but its PID one, and no init process */
+	RUN_FLOOR_NS,        /* an init's step first in the same child,
+	                        cloned into its PID namespace (its mount,
+	                        network with loopback up, IPC and UTS
+	                        namespaces, its view with its own /dev and
+	                        /proc: shepherd.c), then the job's part under
+	                        an init: a job's namespaces, in one process,
+	                        with no init process beside it */
 	RUN_CONFINE_UNPREP,  /* confine, Landlock, through a third helper that
 	                        prepares no init (CONFINE_PREPARED=0): each
 	                        made at its request, as before issue 35 */
@@ -175,12 +178,15 @@ int run_floor_start(void);
 void run_floor_stop(void);
 /*
  * The confined floors: what confining each job costs by itself, with no
- * helper at all. The host vforks the job (a child sharing its memory until
- * exec, as posix_spawn's does, without posix_spawn's own work), and the
- * child runs the engine's own setup of a job (child_exec) on a plan of the
- * helper's Landlock ruleset for scratch and its seccomp filter; floor-view
- * and those after it also make the job's view of scratch (run.c says
- * which floor does what). 0 or -1.
+ * helper at all. Each job's plan is made from a spec by the helper's own
+ * plan.c, on the machine's environment as a helper probes it (narrowed
+ * for floor-confined and floor-view: run.c says which floor does what).
+ * The host vforks the job (a child sharing its memory until exec, as
+ * posix_spawn's does, without posix_spawn's own work), and the child
+ * runs the engine's own setup of a job (child_exec), after its init's
+ * step where it has one. 0 or -1; a floor whose plan is refused fails
+ * when it runs, saying why. scratch is kept, not copied, until
+ * run_floor_confined_fini.
  */
 int run_floor_confined_init(const char *scratch);
 struct samples;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -19,16 +20,27 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helper/backend/landlock.h"
 #include "helper/backend/mountns.h"
 #include "helper/backend/op.h"
-#include "helper/backend/seccomp.h"
 #include "helper/engine/child.h"
+#include "helper/engine/env.h"
+#include "helper/engine/plan.h"
 #include "helper/engine/shepherd.h"
 #include "tools/bench/bench.h"
 
 #define TRUE_PATH "/bin/true"
 #define PAGE 4096
+#define FLOOR_STACK (256 * 1024)   /* as child.c's child_start has */
+/*
+ * A floor's child shares our memory until it has exec'd, as vfork's does;
+ * not under the sanitizers, which cannot follow a child running in our
+ * memory (as child.c): a copy then, waited for.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FLOOR_CLONE_VM 0
+#else
+#define FLOOR_CLONE_VM (CLONE_VM | CLONE_VFORK)
+#endif
 
 /* Every method's job gets the same empty environment confine gives. */
 static char *const no_env[] = { NULL };
@@ -367,91 +379,176 @@ run_floor_stop(void)
 	}
 }
 
-static struct landlock_plan floor_ll;
-static struct seccomp_prog floor_sc;
-static struct policy floor_policy;
-static struct mountns_view floor_view;
-static char *floor_root;
+/*
+ * A floor's job, confined by the engine's own code: its plan made from a
+ * spec by plan.c, as a helper makes a job's; then its child's setup
+ * (helper/engine/child.c), which is where the order of confinement is
+ * written, and for floor-ns and floor-tmp its init's step before it
+ * (shepherd.c). The floors differ in what the machine is said to allow
+ * (the helper's environment, probed once, then narrowed for each):
+ *   floor-confined  no namespace at all (plan.h's "bare"), as where none
+ *                   can be made: Landlock, seccomp, no capabilities; a
+ *                   root job as uid 65534, its bounding set dropped;
+ *   floor-view      no namespaces but a mount one: the job makes its own
+ *                   view, then all of the above;
+ *   floor-ns        namespaces of its own: its init's namespaces and view
+ *                   (its own /dev and /proc) made first, here in the same
+ *                   process, pid 1 of its PID namespace, then the job's
+ *                   part under an init;
+ *   floor-tmp       floor-ns with a private tmp over the host's /tmp.
+ * Each is its own session, stdio /dev/null, in the scratch root, as a job
+ * is; no cgroup, no shepherd, no helper, and no supervisor of its sockets
+ * (there is no init process to answer one): the filter of a kernel that
+ * cannot supervise them.
+ */
+enum floor_kind { FLOOR_CONFINED, FLOOR_VIEW, FLOOR_NS, FLOOR_KINDS };
+
+/* A floor's job: its spec, and the plan made of it, which points into it. */
+struct floor_job {
+	struct confine_spec spec;
+	struct plan plan;
+	bool made;
+	char refused[256];   /* not made: why, said */
+};
+
+static struct job_env floor_probed;      /* the machine, as a helper sees it */
+static struct job_env floor_env[FLOOR_KINDS];
+static bool floor_ready;
+static const char *floor_root;           /* the bench's scratch root */
+static char *floor_bare_root;            /* floor-confined's, its user's */
+/*
+ * The plans that make nothing (each floor's /bin/true but floor-tmp's, and
+ * floor-burst's sleeper), made once, before the sections run: a bare plan
+ * takes its job's user's credentials to check its paths, for the whole
+ * process, which the throughput section's threads must not see.
+ */
+static struct floor_job floor_made[FLOOR_KINDS], floor_sleep;
+
+/* A floor's plan let go: its private tmp, if it has one, removed. */
+static void
+floor_plan_free(struct floor_job *fj)
+{
+	if (!fj->made)
+		return;
+	if (fj->plan.tmp != NULL)
+		(void)mountns_tmp_rmdir(fj->plan.tmp);
+	plan_free(&fj->plan);
+	fj->made = false;
+}
+
+/*
+ * The plan of a floor's job, made by plan.c from a spec as a helper's
+ * is (its private tmp, with tmp, made now); 0, or -1 with fj->refused
+ * saying why.
+ */
+static int
+floor_plan(struct floor_job *fj, enum floor_kind k, bool tmp,
+    const char *exe, const char *const *argv)
+{
+	struct plan *p = &fj->plan;
+	const char *why = NULL;
+	int rc;
+
+	fj->made = false;
+	confine_spec_init(&fj->spec);
+	fj->spec.backend = CONFINE_BACKEND_LANDLOCK;
+	fj->spec.exe = exe;
+	fj->spec.argv = argv;
+	fj->spec.scratch = k == FLOOR_CONFINED ? floor_bare_root : floor_root;
+	fj->spec.flags = tmp ? 0 : CONFINE_NO_TMP;
+	if (k == FLOOR_CONFINED)
+		fj->spec.flags |= CONFINE_WAIVE_METADATA;
+	else if (k == FLOOR_NS)
+		fj->spec.flags |= CONFINE_REQUIRE_NAMESPACES;
+	rc = plan_build(p, &fj->spec, &floor_env[k], NULL, &why);
+	if (rc == 0)
+		rc = plan_root(p, &fj->spec, &floor_env[k], &why);
+	fj->made = true;
+	if (rc == 0)
+		return 0;
+	if (p->op != OP_NONE)
+		snprintf(fj->refused, sizeof(fj->refused), "refused: %s: %s: %s",
+		    why != NULL ? why : "?", op_call(p->op),
+		    strerror(p->op_err));
+	else
+		snprintf(fj->refused, sizeof(fj->refused), "refused: %s: %s",
+		    why != NULL ? why : "?", strerror(-rc));
+	floor_plan_free(fj);
+	return -1;
+}
 
 int
 run_floor_confined_init(const char *scratch)
 {
-	int abi = landlock_abi();
-	struct stat st;
+	static const char *const sleep_argv[] = { "sleep", "3600", NULL };
+	int k;
 
-	if (abi < 0 || landlock_plan(abi, &floor_ll) != 0) {
-		fprintf(stderr, "bench: floor-confined: Landlock ABI %d is too "
-		    "old or absent\n", abi);
+	if (job_env_init(&floor_probed) != 0) {
+		fprintf(stderr, "bench: the floors: no memory for the machine's "
+		    "environment\n");
 		return -1;
 	}
-	seccomp_program(SECCOMP_SHARED, &floor_sc);
-	if ((floor_root = realpath(scratch, NULL)) == NULL) {
-		perror("bench: floor-confined: realpath");
+	floor_ready = true;
+	for (k = 0; k < FLOOR_KINDS; k++) {
+		floor_env[k] = floor_probed;
+		floor_env[k].sup_ok = false;
+	}
+	floor_env[FLOOR_CONFINED].ns = floor_env[FLOOR_VIEW].ns = false;
+	floor_env[FLOOR_CONFINED].view_ok = false;
+	floor_root = scratch;
+	if (asprintf(&floor_bare_root, "%s/bare", scratch) < 0) {
+		floor_bare_root = NULL;
+		perror("bench: the floors");
 		return -1;
 	}
-	floor_policy.scratch = floor_root;
-	if (stat(floor_root, &st) != 0) {
-		perror("bench: floor-view: stat");
-		run_floor_confined_fini();
-		return -1;
+	/* One refused is said when its floor runs, as a failure of it. */
+	for (k = 0; k < FLOOR_KINDS; k++) {
+		/*
+		 * A bare root job runs as BARE_UID, which must reach and write
+		 * its root: a directory of its own in the scratch root, which
+		 * it may pass. (A user namespace that maps no such uid has
+		 * none to give it: that floor fails, as such a job would.)
+		 */
+		if (k == FLOOR_CONFINED && (mkdir(floor_bare_root, 0700) != 0 ||
+		    (geteuid() == 0 && (chown(floor_bare_root, BARE_UID,
+		    BARE_UID) != 0 || chmod(scratch, 0711) != 0)))) {
+			snprintf(floor_made[k].refused,
+			    sizeof(floor_made[k].refused), "its root %s, for "
+			    "uid %d: %s", floor_bare_root, BARE_UID,
+			    strerror(errno));
+			continue;
+		}
+		(void)floor_plan(&floor_made[k], (enum floor_kind)k, false,
+		    TRUE_PATH, true_argv);
 	}
-	floor_view.root.path = floor_root;
-	floor_view.root.dev = st.st_dev;
-	floor_view.root.ino = st.st_ino;
+	(void)floor_plan(&floor_sleep, FLOOR_VIEW, false, "/bin/sleep",
+	    sleep_argv);
 	return 0;
 }
 
 void
 run_floor_confined_fini(void)
 {
-	free(floor_root);
+	int k;
+
+	for (k = 0; k < FLOOR_KINDS; k++)
+		floor_plan_free(&floor_made[k]);
+	floor_plan_free(&floor_sleep);
+	if (floor_bare_root != NULL)
+		(void)rmdir(floor_bare_root);
+	free(floor_bare_root);
+	floor_bare_root = NULL;
 	floor_root = NULL;
-}
-
-/*
- * A floor's job, confined by the engine's own code: its child's setup
- * (helper/engine/child.c), which is where the order of confinement is
- * written, and for floor-ns and floor-tmp its init's step before it
- * (shepherd.c). Only what a floor leaves out is said here:
- *   floor-confined  a job with no namespace (plan.h's "bare"): Landlock,
- *                   seccomp, no capabilities and, as root, the bounding
- *                   set dropped;
- *   floor-view      a job that makes its own view, as one without an init
- *                   does: its mount namespace, then all of the above;
- *   floor-ns        an init's namespaces and view made first (here in the
- *                   same process), then the job's part under an init;
- *   floor-tmp       floor-ns with a private tmp over the host's /tmp.
- * Each is its own session, stdio /dev/null, in the scratch root, as a
- * job is; no cgroup, no shepherd, no helper.
- */
-enum floor_kind { FLOOR_CONFINED, FLOOR_VIEW, FLOOR_NS };
-
-static void
-floor_plan(struct child_plan *p, enum floor_kind k,
-    const struct mountns_view *v, const char *path, const char *const *argv)
-{
-	memset(p, 0, sizeof(*p));
-	p->path = p->exe = path;
-	p->argv = (char *const *)(uintptr_t)argv;
-	p->envp = no_env;
-	p->cwd = floor_root;
-	p->fd[0] = p->fd[1] = p->fd[2] = -1;
-	p->cg_procs[0] = p->cg_procs[1] = p->cg_procs[2] = -1;
-	p->cg_dir = -1;
-	p->backend = CONFINE_BACKEND_LANDLOCK;
-	p->policy = &floor_policy;
-	p->view = *v;
-	p->landlock = &floor_ll;
-	p->seccomp = &floor_sc;
-	p->own_session = true;
-	p->bare = k == FLOOR_CONFINED;
-	p->in_init = k == FLOOR_NS;
+	if (floor_ready)
+		job_env_fini(&floor_probed);
+	floor_ready = false;
 }
 
 /*
  * What a floor's init step failed at, and its errno: written by the
- * vforked child, which shares our memory, read once it has exited. One
- * per start: the throughput section starts floors from many threads.
+ * child, which shares our memory (or, a copy, a shared page: floor_start),
+ * read once it has exec'd or exited. One per start: the throughput
+ * section starts floors from many threads.
  */
 struct floor_said {
 	volatile int err;
@@ -459,7 +556,7 @@ struct floor_said {
 };
 
 /*
- * In a vforked child: the init's step where the floor has one, then the
+ * In the floor's child: the init's step where the floor has one, then the
  * job's setup and exec. Never returns. A failure of the job's setup is
  * on errfd, as child.c reports it; one of the init's step in said.
  */
@@ -471,7 +568,8 @@ floor_child(const struct child_plan *p, int errfd, struct floor_said *said)
 	int rc;
 
 	if (p->in_init) {
-		shepherd_prepare(&pr, false, 0, 0);
+		shepherd_prepare(&pr, p->init_userns, p->init_uid,
+		    p->init_gid);
 		if ((rc = shepherd_view(p, &pr, &op)) != 0) {
 			said->op = op;
 			said->err = -rc;
@@ -482,7 +580,7 @@ floor_child(const struct child_plan *p, int errfd, struct floor_said *said)
 }
 
 /*
- * vfork's parent's half: the child has exec'd or failed (errfd's read end
+ * floor_start's other half: the child has exec'd or failed (errfd's read end
  * has its record then). 0, or -1 having said what failed.
  */
 static int
@@ -512,10 +610,32 @@ floor_wait(pid_t pid, int errfd, const struct floor_said *said,
 	return 0;
 }
 
-/* A floor's job started: its pid, the child's error channel in *errfd. */
+/* What floor_child is given, through clone. */
+struct floor_arg {
+	const struct child_plan *p;
+	int errfd;
+	struct floor_said *said;
+};
+
+static int
+floor_entry(void *arg)
+{
+	struct floor_arg *a = arg;
+
+	floor_child(a->p, a->errfd, a->said);
+}
+
+/*
+ * A floor's job started: its pid, the child's error channel in *errfd.
+ * One under an init is cloned into a PID namespace of its own (and a user
+ * namespace where its init has one), as a job's init is (ns.c's
+ * ns_clone_init): pid 1 there, it takes the init's step and is the job.
+ */
 static pid_t
 floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 {
+	struct floor_arg a = { p, -1, said };
+	void *stack;
 	int ep[2];
 	pid_t pid;
 
@@ -525,12 +645,42 @@ floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 	}
 	said->err = 0;
 	said->op = OP_NONE;
-	pid = vfork();
-	if (pid == 0)
+	if (p->in_init) {
+		a.errfd = ep[1];
+		stack = mmap(NULL, FLOOR_STACK, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		/* A copy's word on its init's step: in memory we share. */
+		if (!FLOOR_CLONE_VM && stack != MAP_FAILED && (a.said = mmap(NULL,
+		    sizeof(*said), PROT_READ | PROT_WRITE, MAP_SHARED |
+		    MAP_ANONYMOUS, -1, 0)) == MAP_FAILED) {
+			munmap(stack, FLOOR_STACK);
+			stack = MAP_FAILED;
+		}
+		pid = stack == MAP_FAILED ? -1 : clone(floor_entry,
+		    (char *)stack + FLOOR_STACK, FLOOR_CLONE_VM |
+		    CLONE_NEWPID | (p->init_userns ? CLONE_NEWUSER : 0) |
+		    SIGCHLD, &a);
+		if (stack != MAP_FAILED)
+			munmap(stack, FLOOR_STACK);
+		if (a.said != said && a.said != MAP_FAILED) {
+			/* Exec'd or failed: its end of errfd closed. */
+			struct pollfd w = { ep[0], POLLIN, 0 };
+
+			close(ep[1]);
+			ep[1] = -1;
+			while (pid > 0 && poll(&w, 1, -1) < 0 && errno == EINTR)
+				;
+			*said = *a.said;
+			munmap(a.said, sizeof(*said));
+		}
+	} else if ((pid = vfork()) == 0) {
 		floor_child(p, ep[1], said);
-	close(ep[1]);
+	}
+	if (ep[1] >= 0)
+		close(ep[1]);
 	if (pid < 0) {
-		fprintf(stderr, "bench: vfork: %s\n", strerror(errno));
+		fprintf(stderr, "bench: %s: %s\n", p->in_init ? "clone" :
+		    "vfork", strerror(errno));
 		close(ep[0]);
 		return -1;
 	}
@@ -540,10 +690,9 @@ floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 
 /*
  * floor-vfork: vfork and exec, nothing else, as posix_spawn's own child.
- * The others: floor_plan's. With tmp, the view has a /tmp as a job with
- * reads everywhere has it: a private tmp made for it (in $TMPDIR, else
- * /tmp, as a helper's tmp base) with the host's /tmp beneath, made at the
- * request, and removed after.
+ * The others: floor_plan's, made at the request, as a helper's; floor-tmp's
+ * private tmp (in $TMPDIR, else /tmp, as a helper's tmp base) removed
+ * after.
  */
 static int
 run_floor_vfork(enum run_method m)
@@ -554,12 +703,8 @@ run_floor_vfork(enum run_method m)
 		[RUN_FLOOR_NS] = "floor-ns",
 		[RUN_FLOOR_TMP] = "floor-tmp",
 	};
-	struct mountns_view v = floor_view;
-	struct child_plan plan;
+	struct floor_job fj, *job;
 	struct floor_said said;
-	const char *base = getenv("TMPDIR");
-	char *dir = NULL;
-	struct stat st;
 	pid_t pid;
 	int rc, errfd;
 
@@ -575,32 +720,30 @@ run_floor_vfork(enum run_method m)
 		}
 		return wait_ok(pid, "floor-vfork");
 	}
-	if (floor_root == NULL)
-		return -1;
-	if (m == RUN_FLOOR_TMP && (rc = mountns_tmp_make(base != NULL ? base :
-	    "/tmp", &dir, &st)) != 0) {
-		fprintf(stderr, "bench: floor-tmp: %s\n", strerror(-rc));
+	if (m == RUN_FLOOR_TMP) {
+		/* Its private tmp made at the request, as a helper's job's. */
+		job = &fj;
+		if (!floor_ready)
+			return -1;
+		(void)floor_plan(&fj, FLOOR_NS, true, TRUE_PATH, true_argv);
+	} else {
+		job = &floor_made[m == RUN_FLOOR_CONFINED ? FLOOR_CONFINED :
+		    m == RUN_FLOOR_VIEW ? FLOOR_VIEW : FLOOR_NS];
+	}
+	if (!job->made) {
+		fprintf(stderr, "bench: %s: %s\n", what[m], floor_ready ?
+		    job->refused : "not set up");
 		return -1;
 	}
-	if (dir != NULL) {
-		v.tmp.path = dir;
-		v.tmp.dev = st.st_dev;
-		v.tmp.ino = st.st_ino;
-		v.over_tmp = v.tmp_overlay = true;
-	}
-	floor_plan(&plan, m == RUN_FLOOR_CONFINED ? FLOOR_CONFINED :
-	    m == RUN_FLOOR_VIEW ? FLOOR_VIEW : FLOOR_NS, &v, TRUE_PATH,
-	    true_argv);
 	rc = -1;
-	if ((pid = floor_start(&plan, &errfd, &said)) > 0) {
+	if ((pid = floor_start(&job->plan.child, &errfd, &said)) > 0) {
 		rc = floor_wait(pid, errfd, &said, what[m]);
 		if (rc == 0)
 			rc = wait_ok(pid, what[m]);
 		close(errfd);
 	}
-	if (dir != NULL)
-		(void)mountns_tmp_rmdir(dir);
-	free(dir);
+	if (job == &fj)
+		floor_plan_free(&fj);
 	return rc;
 }
 
@@ -609,15 +752,17 @@ run_floor_vfork(enum run_method m)
 static pid_t
 floor_sleeper(int *pidfd)
 {
-	static const char *const argv[] = { "sleep", "3600", NULL };
-	struct child_plan plan;
 	struct floor_said said;
 	pid_t pid;
 	int errfd;
 
 	*pidfd = -1;
-	floor_plan(&plan, FLOOR_VIEW, &floor_view, "/bin/sleep", argv);
-	if ((pid = floor_start(&plan, &errfd, &said)) < 0)
+	if (!floor_sleep.made) {
+		fprintf(stderr, "bench: floor-burst: %s\n", floor_ready ?
+		    floor_sleep.refused : "not set up");
+		return -1;
+	}
+	if ((pid = floor_start(&floor_sleep.plan.child, &errfd, &said)) < 0)
 		return -1;
 	if (floor_wait(pid, errfd, &said, "floor-burst") != 0) {
 		close(errfd);
@@ -687,7 +832,7 @@ run_floor_burst(int n, struct samples *out)
 	siginfo_t si;
 	int i, k, left, rc = 0;
 
-	if (pid == NULL || p == NULL || floor_root == NULL) {
+	if (pid == NULL || p == NULL || !floor_ready) {
 		free(pid);
 		free(p);
 		return -1;
