@@ -705,7 +705,12 @@ tu_own_pids(void)
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	/*
+	 * exit, not _exit: the test's cgroups (tu_own_cgroup, made before
+	 * the fork) are left by an atexit handler that runs in this process
+	 * only, and were left on the host for good without it.
+	 */
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 #else
 	errno = ENOSYS;
 	die("no pid namespaces", NULL);
