@@ -636,7 +636,7 @@ floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 {
 	struct floor_arg a = { p, -1, said };
 	void *stack;
-	int ep[2];
+	int ep[2], err;
 	pid_t pid;
 
 	if (pipe2(ep, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -660,6 +660,7 @@ floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 		    (char *)stack + FLOOR_STACK, FLOOR_CLONE_VM |
 		    CLONE_NEWPID | (p->init_userns ? CLONE_NEWUSER : 0) |
 		    SIGCHLD, &a);
+		err = errno;
 		if (stack != MAP_FAILED)
 			munmap(stack, FLOOR_STACK);
 		if (a.said != said && a.said != MAP_FAILED) {
@@ -675,12 +676,14 @@ floor_start(const struct child_plan *p, int *errfd, struct floor_said *said)
 		}
 	} else if ((pid = vfork()) == 0) {
 		floor_child(p, ep[1], said);
+	} else {
+		err = errno;
 	}
 	if (ep[1] >= 0)
 		close(ep[1]);
 	if (pid < 0) {
 		fprintf(stderr, "bench: %s: %s\n", p->in_init ? "clone" :
-		    "vfork", strerror(errno));
+		    "vfork", strerror(err));
 		close(ep[0]);
 		return -1;
 	}
