@@ -51,7 +51,8 @@ usage(void)
 "                         floor-vfork,floor-confined,floor-view,\n"
 "                         confine-read,confine-late-fork,\n"
 "                         confine-shepherd,floor-ns,\n"
-"                         confine-unprepared,floor-tmp (all)\n"
+"                         confine-unprepared,floor-tmp,\n"
+"                         floor-prepared (all)\n"
 "  --helper-mode MODE     auto (the carried helper), fork (the same)\n"
 "                         or exec (the helper binary) (auto)\n"
 "  --shepherd             the helper on the shepherd path, as without a\n"
@@ -660,8 +661,9 @@ main(int argc, char **argv)
 	/* Checked, not assumed: one job through each helper. */
 	rc = run_path(&r, r.c, "helper", o.shepherd, &probe) == 0 &&
 	    (r.shep == NULL || run_path(&r, r.shep, run_name(RUN_CONFINE_SHEP),
-	    true, NULL) == 0) && (r.unprep == NULL || run_path(&r, r.unprep,
-	    run_name(RUN_CONFINE_UNPREP), false, NULL) == 0) ? 0 : 1;
+	    true, NULL) == 0) && (r.unprep == NULL || (run_path(&r, r.unprep,
+	    run_name(RUN_CONFINE_UNPREP), false, NULL) == 0 &&
+	    run_unprepared_check(r.unprep) == 0)) ? 0 : 1;
 	if (rc == 0)
 		tmp_mount(&probe);
 	if (rc == 0 && (o.methods & (1u << RUN_BWRAP)) && check_bwrap(&r) != 0)

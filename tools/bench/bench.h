@@ -111,6 +111,10 @@ enum run_method {
 	RUN_FLOOR_TMP,       /* floor-ns, its /tmp the host's beneath a private
 	                        tmp made for it (an overlay), at the request,
 	                        and the tmp removed after */
+	RUN_FLOOR_PREP,      /* floor-ns with its init's step made before the
+	                        request (namespaces, /dev, /proc), by a small
+	                        server: only the view and the job's part at
+	                        the request, as a helper's prepared init */
 	RUN_NMETHODS,
 };
 
@@ -157,6 +161,8 @@ int run_open(struct confine **c, const struct confine_options *opt,
  * only by a build with --config=testing).
  */
 int run_open_unprepared(struct confine **c, const struct confine_options *opt);
+/* 0 where that helper prepares nothing; else -1, said (a build's switch). */
+int run_unprepared_check(struct confine *c);
 
 /* What one /bin/true job through a helper shows of the helper's path. */
 struct run_probe {

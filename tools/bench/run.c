@@ -25,7 +25,10 @@
 #include "helper/engine/child.h"
 #include "helper/engine/env.h"
 #include "helper/engine/plan.h"
+#include "helper/engine/prepared.h"
 #include "helper/engine/shepherd.h"
+#include "src/core/fd.h"
+#include "src/core/procstat.h"
 #include "tools/bench/bench.h"
 
 #define TRUE_PATH "/bin/true"
@@ -63,6 +66,7 @@ static const char *const names[RUN_NMETHODS] = {
 	[RUN_FLOOR_NS] = "floor-ns",
 	[RUN_CONFINE_UNPREP] = "confine-unprepared",
 	[RUN_FLOOR_TMP] = "floor-tmp",
+	[RUN_FLOOR_PREP] = "floor-prepared",
 };
 
 const char *
@@ -423,6 +427,9 @@ static char *floor_bare_root;            /* floor-confined's, its user's */
  * process, which the throughput section's threads must not see.
  */
 static struct floor_job floor_made[FLOOR_KINDS], floor_sleep;
+/* floor-prepared's server, on floor-ns's plan (below). */
+static int prep_start(void);
+static void prep_stop(void);
 
 /* A floor's plan let go: its private tmp, if it has one, removed. */
 static void
@@ -523,6 +530,7 @@ run_floor_confined_init(const char *scratch)
 	}
 	(void)floor_plan(&floor_sleep, FLOOR_VIEW, false, "/bin/sleep",
 	    sleep_argv);
+	(void)prep_start();
 	return 0;
 }
 
@@ -531,6 +539,7 @@ run_floor_confined_fini(void)
 {
 	int k;
 
+	prep_stop();
 	for (k = 0; k < FLOOR_KINDS; k++)
 		floor_plan_free(&floor_made[k]);
 	floor_plan_free(&floor_sleep);
@@ -750,6 +759,195 @@ run_floor_vfork(enum run_method m)
 	return rc;
 }
 
+/*
+ * floor-prepared: floor-ns with its init's step made before the request,
+ * as a helper's prepared init has it (prepared.c). A small server, forked
+ * while the host is small, keeps one process ready: cloned into its PID
+ * namespace (and a user namespace where the init has one), its mount,
+ * network, IPC and UTS namespaces made, its /dev and /proc made
+ * (shepherd_prepare, shepherd_prepare_view), waiting. On a request it is
+ * told to go: the view (shepherd_view), then the job's setup and exec
+ * (child_exec), as floor-ns does after its own step; the server reaps
+ * it, answers, and only then prepares the next, off the request's path.
+ */
+static int prep_fd = -1;
+static pid_t prep_server = -1;
+
+struct prep {
+	pid_t pid;
+	int go;    /* ours to write: its request */
+	int said;  /* ours to read: its setup's failure, or EOF once exec'd */
+};
+
+/* The prepared process; never returns. */
+static _Noreturn void
+prep_main(const struct child_plan *p, int go, int said)
+{
+	struct init_prep pr;
+	enum op op;
+	int rc, rec[2];
+	char c;
+
+	shepherd_prepare(&pr, p->init_userns, p->init_uid, p->init_gid);
+	shepherd_prepare_view(&pr);
+	if (read(go, &c, 1) != 1)
+		_exit(0);  /* not needed after all */
+	if ((rc = shepherd_view(p, &pr, &op)) != 0) {
+		rec[0] = (int)op;
+		rec[1] = -rc;
+		(void)!write(said, rec, sizeof(rec));
+		_exit(125);
+	}
+	child_exec(p, said);
+}
+
+static int
+prep_make(const struct child_plan *p, struct prep *n)
+{
+	int g[2], e[2];
+
+	if (pipe2(g, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(e, O_CLOEXEC) != 0) {
+		close(g[0]);
+		close(g[1]);
+		return -1;
+	}
+	/* Our one thread: a copy of us as fork's, pid 1 of its namespace. */
+	n->pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | (p->init_userns ?
+	    CLONE_NEWUSER : 0) | SIGCHLD, 0, NULL, NULL, 0);
+	if (n->pid == 0) {
+		close(g[1]);
+		close(e[0]);
+		prep_main(p, g[0], e[1]);
+	}
+	close(g[0]);
+	close(e[1]);
+	if (n->pid < 0) {
+		fprintf(stderr, "bench: floor-prepared: clone: %s\n",
+		    strerror(errno));
+		close(g[1]);
+		close(e[0]);
+		return -1;
+	}
+	n->go = g[1];
+	n->said = e[0];
+	return 0;
+}
+
+/* The request: 0, or -1 having said what failed. */
+static int
+prep_go(struct prep *n)
+{
+	unsigned char rec[CHILD_ERR_LEN];
+	enum confine_step step;
+	enum op op;
+	int err, rc = 0, st = 0;
+	ssize_t k;
+
+	if (write(n->go, "g", 1) != 1)
+		rc = -1;
+	close(n->go);
+	while ((k = read(n->said, rec, sizeof(rec))) < 0 && errno == EINTR)
+		;
+	close(n->said);
+	if (k == (ssize_t)sizeof(rec)) {
+		step = child_err_decode(rec, &op, &err);
+		fprintf(stderr, "bench: floor-prepared: the job's setup failed "
+		    "at %s: %s: %s\n", confine_step_name(step), op_call(op),
+		    strerror(err));
+		rc = -1;
+	} else if (k == 2 * (ssize_t)sizeof(int)) {
+		memcpy(&op, rec, sizeof(int));
+		memcpy(&err, rec + sizeof(int), sizeof(int));
+		fprintf(stderr, "bench: floor-prepared: the init's step failed: "
+		    "%s: %s\n", op_call(op), strerror(err));
+		rc = -1;
+	}
+	while (waitpid(n->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		fprintf(stderr, "bench: floor-prepared: the job ended with "
+		    "status %#x\n", (unsigned)st);
+		rc = -1;
+	}
+	return rc;
+}
+
+static _Noreturn void
+prep_serve(int fd, const struct child_plan *p)
+{
+	struct prep n;
+	bool ready = prep_make(p, &n) == 0;
+	char c;
+
+	while (read(fd, &c, 1) == 1) {
+		c = ready && prep_go(&n) == 0 ? 0 : 1;
+		if (write(fd, &c, 1) != 1)
+			break;
+		ready = prep_make(p, &n) == 0;
+	}
+	if (ready) {
+		close(n.go);
+		close(n.said);
+		while (waitpid(n.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	_exit(0);
+}
+
+/* Its server started on floor-ns's plan: 0, or -1 (said when it runs). */
+static int
+prep_start(void)
+{
+	int sv[2];
+
+	if (!floor_made[FLOOR_NS].made ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	if ((prep_server = fork()) == 0) {
+		/* Nothing of ours: the floor servers wait for their EOF. */
+		fd_close_except(&sv[1], 1);
+		prep_serve(sv[1], &floor_made[FLOOR_NS].plan.child);
+	}
+	close(sv[1]);
+	if (prep_server < 0) {
+		close(sv[0]);
+		return -1;
+	}
+	prep_fd = sv[0];
+	return 0;
+}
+
+static void
+prep_stop(void)
+{
+	if (prep_fd < 0)
+		return;
+	close(prep_fd);
+	prep_fd = -1;
+	while (waitpid(prep_server, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int
+run_floor_prepared(void)
+{
+	char c = 1;
+
+	if (prep_fd < 0) {
+		fprintf(stderr, "bench: floor-prepared: %s\n", !floor_ready ?
+		    "not set up" : !floor_made[FLOOR_NS].made ?
+		    floor_made[FLOOR_NS].refused : "its server did not start");
+		return -1;
+	}
+	if (write(prep_fd, &c, 1) != 1 || read(prep_fd, &c, 1) != 1 || c != 0) {
+		fprintf(stderr, "bench: floor-prepared failed\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* One floor-burst sleeper, confined as floor-view; its pid (*pidfd its
  * pidfd), or -1. */
 static pid_t
@@ -966,6 +1164,8 @@ run_true_phases(const struct runner *r, enum run_method m,
 	case RUN_FLOOR_NS:
 	case RUN_FLOOR_TMP:
 		return run_floor_vfork(m);
+	case RUN_FLOOR_PREP:
+		return run_floor_prepared();
 	case RUN_CONFINE_LATE:
 	case RUN_CONFINE_SHEP:
 	case RUN_CONFINE_UNPREP:
@@ -1130,6 +1330,51 @@ run_unpark(void)
 		pthread_join(parked[--nparked], NULL);
 	free(parked);
 	parked = NULL;
+}
+
+/* How many of pid's children are prepared inits (prepared.h's name). */
+static int
+prepared_kids(pid_t pid)
+{
+	pid_t kid[64];
+	char path[64], comm[32];
+	size_t n = proc_children(pid, kid, 64), i;
+	int found = 0;
+	ssize_t k;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)kid[i]);
+		k = fd_read_small(AT_FDCWD, path, comm, sizeof(comm));
+		found += k > 0 && strncmp(comm, PREPARED_NAME "\n",
+		    sizeof(PREPARED_NAME)) == 0;
+	}
+	return found;
+}
+
+/*
+ * Whether a helper opened with CONFINE_PREPARED=0 prepares nothing, as a
+ * build for the tests (--config=testing) reads it; another build ignores
+ * it, and its rows would be a prepared helper's under the name of one
+ * that is not. 0, or -1 having said so. A prepared init is made within a
+ * turn of a job's reply: looked for over 200 ms.
+ */
+int
+run_unprepared_check(struct confine *c)
+{
+	int k;
+
+	for (k = 0; k < 20; k++) {
+		if (prepared_kids(confine_helper_pid(c)) > 0) {
+			fprintf(stderr, "bench: %s: its helper prepares inits all "
+			    "the same: this build ignores CONFINE_PREPARED=0, "
+			    "which a build for the tests reads (bazel run -c opt "
+			    "--config=testing //tools/bench)\n",
+			    run_name(RUN_CONFINE_UNPREP));
+			return -1;
+		}
+		usleep(10000);
+	}
+	return 0;
 }
 
 int

@@ -47,6 +47,7 @@ positive phase confine-shepherd spawn
 positive latency confine-unprepared ""
 positive latency floor-ns ""
 positive latency floor-tmp ""
+positive latency floor-prepared ""
 positive phase confine-unprepared spawn
 positive memory processes per-job
 positive cpu confine in-all
