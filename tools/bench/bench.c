@@ -477,6 +477,25 @@ targets(const struct bench_opts *o)
 	r = stats_find("memory", "helper", "per-job", -1, -1, -1);
 	target("helper-rss-per-job", "helper VmRSS more per job in flight, KiB",
 	    r != NULL ? r->s.p50 : 0, 4, true, r != NULL && r->jobs > 0);
+
+	/* The same figures against issue 35's targets, its isolation in force. */
+	stats_title("issue 35 targets (confine-run from cold: //tools/bench:cli)");
+	target("35-latency-vs-posix_spawn", "confine-landlock p50 / posix_spawn "
+	    "p50, worst host and thread count", worst, 1.1, true, worst > 0);
+	ratio("35-throughput-16", "throughput at 16 threads, confine / "
+	    "posix_spawn", p50("throughput", run_name(RUN_CONFINE), NULL, 0,
+	    16, -1), p50("throughput", run_name(RUN_SPAWN), NULL, 0, 16, -1),
+	    0.5, false);
+	v = lateness("burst", 1000);
+	target("35-deadline-burst-1000", "1,000 deadlines at one instant: "
+	    "Cancelled lateness p99, ms", v, 50, true, v >= 0);
+	v = p50("cpu", "confine", "in-all", -1, -1, -1);
+	if (v > 0)
+		stats_line("%-6s %-66s %9.1f", "said", "CPU per job, confine in "
+		    "all, us (posix_spawn in all: the section above)", v);
+	else
+		stats_line("%-6s %-66s (not measured in this run)", "n/a",
+		    "CPU per job, confine in all, us");
 }
 
 static void

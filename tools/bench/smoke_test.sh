@@ -73,8 +73,9 @@ paths() {
 paths "$log" "$out" helper confine-shepherd confine-unprepared
 printf '%s\n' "$log" | grep -q "^jobs' tmp: in /.*, mounted at /" ||
 	fail "no mount for the jobs' tmp"
-[ "$(grep -c '^target	' "$out")" -eq 9 ] || fail "not 9 target rows"
+[ "$(grep -c '^target	' "$out")" -eq 12 ] || fail "not 12 target rows"
 printf '%s\n' "$log" | grep -q '^== issue 14 targets' || fail "no targets table"
+printf '%s\n' "$log" | grep -q '^== issue 35 targets' || fail "no issue 35 targets table"
 
 # --shepherd: the main helper on the shepherd path, whatever the machine.
 out=${TEST_TMPDIR:-/tmp}/bench-smoke-shepherd.tsv
