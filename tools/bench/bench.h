@@ -1,9 +1,10 @@
 /*
  * The benchmark's shared declarations. Every confine-* method goes through
  * the public API only (<confine/confine.h>), as a host would; the floors
- * (run.c's floor-confined, floor-view, floor-ns, floor-tmp) run the
- * engine's own plan and setup of a job (//helper/engine: plan_build,
- * child_exec, and an init's step), to measure it without a helper.
+ * (run.c's floor-confined, floor-view, floor-ns, floor-tmp, floor-prepared)
+ * run the engine's own plan and setup of a job (//helper/engine:
+ * plan_build, child_exec, and an init's step), to measure it without a
+ * helper.
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
