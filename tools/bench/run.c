@@ -777,15 +777,17 @@ struct prep {
 	pid_t pid;
 	int go;    /* ours to write: its request */
 	int said;  /* ours to read: its setup's failure, or EOF once exec'd */
+	struct floor_said *step;  /* its init step's failure: a shared page */
 };
 
 /* The prepared process; never returns. */
 static _Noreturn void
-prep_main(const struct child_plan *p, int go, int said)
+prep_main(const struct child_plan *p, int go, int said,
+    struct floor_said *step)
 {
 	struct init_prep pr;
 	enum op op;
-	int rc, rec[2];
+	int rc;
 	char c;
 
 	shepherd_prepare(&pr, p->init_userns, p->init_uid, p->init_gid);
@@ -793,12 +795,20 @@ prep_main(const struct child_plan *p, int go, int said)
 	if (read(go, &c, 1) != 1)
 		_exit(0);  /* not needed after all */
 	if ((rc = shepherd_view(p, &pr, &op)) != 0) {
-		rec[0] = (int)op;
-		rec[1] = -rc;
-		(void)!write(said, rec, sizeof(rec));
+		step->op = op;
+		step->err = -rc;
 		_exit(125);
 	}
 	child_exec(p, said);
+}
+
+static void
+prep_free(struct prep *n)
+{
+	if (n->go >= 0)
+		close(n->go);
+	close(n->said);
+	munmap(n->step, sizeof(*n->step));
 }
 
 static int
@@ -806,11 +816,20 @@ prep_make(const struct child_plan *p, struct prep *n)
 {
 	int g[2], e[2];
 
-	if (pipe2(g, O_CLOEXEC) != 0)
+	n->step = mmap(NULL, sizeof(*n->step), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (n->step == MAP_FAILED)
 		return -1;
+	n->step->err = 0;
+	n->step->op = OP_NONE;
+	if (pipe2(g, O_CLOEXEC) != 0) {
+		munmap(n->step, sizeof(*n->step));
+		return -1;
+	}
 	if (pipe2(e, O_CLOEXEC) != 0) {
 		close(g[0]);
 		close(g[1]);
+		munmap(n->step, sizeof(*n->step));
 		return -1;
 	}
 	/* Our one thread: a copy of us as fork's, pid 1 of its namespace. */
@@ -819,58 +838,35 @@ prep_make(const struct child_plan *p, struct prep *n)
 	if (n->pid == 0) {
 		close(g[1]);
 		close(e[0]);
-		prep_main(p, g[0], e[1]);
+		prep_main(p, g[0], e[1], n->step);
 	}
 	close(g[0]);
 	close(e[1]);
+	n->go = g[1];
+	n->said = e[0];
 	if (n->pid < 0) {
 		fprintf(stderr, "bench: floor-prepared: clone: %s\n",
 		    strerror(errno));
-		close(g[1]);
-		close(e[0]);
+		prep_free(n);
 		return -1;
 	}
-	n->go = g[1];
-	n->said = e[0];
 	return 0;
 }
 
-/* The request: 0, or -1 having said what failed. */
+/* The request: 0, or -1 having said what failed (floor_wait's words). */
 static int
 prep_go(struct prep *n)
 {
-	unsigned char rec[CHILD_ERR_LEN];
-	enum confine_step step;
-	enum op op;
-	int err, rc = 0, st = 0;
-	ssize_t k;
+	int rc = write(n->go, "g", 1) == 1 ? 0 : -1;
 
-	if (write(n->go, "g", 1) != 1)
-		rc = -1;
 	close(n->go);
-	while ((k = read(n->said, rec, sizeof(rec))) < 0 && errno == EINTR)
-		;
-	close(n->said);
-	if (k == (ssize_t)sizeof(rec)) {
-		step = child_err_decode(rec, &op, &err);
-		fprintf(stderr, "bench: floor-prepared: the job's setup failed "
-		    "at %s: %s: %s\n", confine_step_name(step), op_call(op),
-		    strerror(err));
+	n->go = -1;
+	/* Its end of said closes as it execs, or exits having failed. */
+	if (floor_wait(n->pid, n->said, n->step, "floor-prepared") != 0)
 		rc = -1;
-	} else if (k == 2 * (ssize_t)sizeof(int)) {
-		memcpy(&op, rec, sizeof(int));
-		memcpy(&err, rec + sizeof(int), sizeof(int));
-		fprintf(stderr, "bench: floor-prepared: the init's step failed: "
-		    "%s: %s\n", op_call(op), strerror(err));
+	else if (wait_ok(n->pid, "floor-prepared") != 0)
 		rc = -1;
-	}
-	while (waitpid(n->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-		fprintf(stderr, "bench: floor-prepared: the job ended with "
-		    "status %#x\n", (unsigned)st);
-		rc = -1;
-	}
+	prep_free(n);
 	return rc;
 }
 
@@ -888,8 +884,7 @@ prep_serve(int fd, const struct child_plan *p)
 		ready = prep_make(p, &n) == 0;
 	}
 	if (ready) {
-		close(n.go);
-		close(n.said);
+		prep_free(&n);
 		while (waitpid(n.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -906,8 +901,13 @@ prep_start(void)
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -1;
 	if ((prep_server = fork()) == 0) {
-		/* Nothing of ours: the floor servers wait for their EOF. */
-		fd_close_except(&sv[1], 1);
+		/*
+		 * Nothing of ours but stdio, where it says what failed: the
+		 * floor servers wait for their EOF.
+		 */
+		int keep[] = { 0, 1, 2, sv[1] };
+
+		fd_close_except(keep, sizeof(keep) / sizeof(keep[0]));
 		prep_serve(sv[1], &floor_made[FLOOR_NS].plan.child);
 	}
 	close(sv[1]);
@@ -1342,7 +1342,8 @@ prepared_kids(pid_t pid)
 	int found = 0;
 	ssize_t k;
 
-	for (i = 0; i < n; i++) {
+	/* n counts them all: only the first 64 were kept. */
+	for (i = 0; i < n && i < 64; i++) {
 		snprintf(path, sizeof(path), "/proc/%ld/comm", (long)kid[i]);
 		k = fd_read_small(AT_FDCWD, path, comm, sizeof(comm));
 		found += k > 0 && strncmp(comm, PREPARED_NAME "\n",
